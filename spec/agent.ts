@@ -1,0 +1,106 @@
+import { z } from "zod";
+import { AxesOverrideSchema } from "./axes.ts";
+
+const toolName = z
+  .string()
+  .regex(/^[a-zA-Z0-9_-]{1,64}$/, "expected 1-64 characters of a-z, A-Z, 0-9, _ or -");
+
+/** A JSON Schema object describing a tool's arguments or result. */
+export const JsonSchemaObjectSchema = z.looseObject({
+  type: z.literal("object", { error: 'expected "object"' }).optional(),
+  properties: z.record(z.string(), z.unknown()).optional(),
+  required: z.array(z.string()).optional(),
+});
+export type JsonSchemaObject = z.infer<typeof JsonSchemaObjectSchema>;
+
+/** A tool in OpenAI's Chat Completions function format. */
+export const OpenAIToolSchema = z.object({
+  type: z.literal("function"),
+  function: z.object({
+    name: toolName,
+    description: z.string().optional(),
+    parameters: JsonSchemaObjectSchema.optional(),
+    strict: z.boolean().nullable().optional(),
+  }),
+});
+
+/** A tool in OpenAI's Responses API format: the function's fields at the top level. */
+export const OpenAIResponsesToolSchema = z.object({
+  type: z.literal("function"),
+  name: toolName,
+  description: z.string().nullable().optional(),
+  parameters: JsonSchemaObjectSchema.nullable().optional(),
+  strict: z.boolean().nullable().optional(),
+});
+
+/** MCP tool annotations (behaviour hints from the server). */
+export const McpAnnotationsSchema = z.looseObject({
+  title: z.string().optional(),
+  readOnlyHint: z.boolean().optional(),
+  destructiveHint: z.boolean().optional(),
+  idempotentHint: z.boolean().optional(),
+  openWorldHint: z.boolean().optional(),
+});
+
+/** A tool as an MCP server lists it in `tools/list`. */
+export const McpToolSchema = z.object({
+  name: toolName,
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: JsonSchemaObjectSchema,
+  outputSchema: JsonSchemaObjectSchema.optional(),
+  annotations: McpAnnotationsSchema.optional(),
+});
+
+/** Any accepted tool format; all are normalised to {@link ToolDefinitionSchema}. */
+export const ToolSchema = z.union([OpenAIToolSchema, OpenAIResponsesToolSchema, McpToolSchema]);
+export type ToolInput = z.infer<typeof ToolSchema>;
+
+/** One policy rule; `tools` limits the situations it is tested in to those tools. */
+export const RuleSchema = z.object({
+  id: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, "expected a snake_case id such as `confirm_before_transfer`"),
+  text: z.string().min(1, "expected the rule's text"),
+  tools: z.array(toolName).min(1).optional(),
+});
+export type Rule = z.infer<typeof RuleSchema>;
+
+/** The policy: a list of rules, or markdown split into one rule per bullet or sentence. */
+export const PolicySchema = z.union([z.array(RuleSchema), z.string()], {
+  error: "expected a list of rules {id, text, tools?} or a markdown string",
+});
+
+/** World dials: how often faults stay in the grid, and the default seed. */
+export const WorldDialsSchema = z.object({
+  fault_rate: z.number().min(0).max(1).optional(),
+  prefer_success: z.boolean().optional(),
+  seed: z.int().min(0).optional(),
+});
+export type WorldDials = z.infer<typeof WorldDialsSchema>;
+
+/** The agent spec a user writes: who the agent is, its tools, its policy, and optional axis overrides. */
+export const AgentSpecSchema = z.object({
+  name: z.string().min(1, "expected the agent's name"),
+  system_prompt: z.string().min(1, "expected the agent's system prompt"),
+  tools: z.array(ToolSchema).min(1, "expected at least one tool"),
+  policy: PolicySchema,
+  axes: AxesOverrideSchema.optional(),
+  world: WorldDialsSchema.optional(),
+});
+export type AgentSpec = z.infer<typeof AgentSpecSchema>;
+
+/** Whether a tool only reads the world or changes it, and what told us. */
+export const ToolAccessSchema = z.enum(["read", "write"]);
+export const AccessSourceSchema = z.enum(["annotation", "verb", "default"]);
+
+/** A tool after normalisation: one shape whatever format the spec used. */
+export const ToolDefinitionSchema = z.object({
+  name: toolName,
+  description: z.string(),
+  parameters: JsonSchemaObjectSchema,
+  output_schema: JsonSchemaObjectSchema.optional(),
+  access: ToolAccessSchema,
+  access_source: AccessSourceSchema,
+});
+export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { AgentSpecSchema, ToolDefinitionSchema } from "./agent.ts";
+import { CoverageSchema, SituationSchema } from "./situation.ts";
+
+/** Every top-level contract, by the file name its JSON Schema is written under. */
+export const TOP_LEVEL_CONTRACTS = {
+  "agent-spec": AgentSpecSchema,
+  "tool-definition": ToolDefinitionSchema,
+  situation: SituationSchema,
+  coverage: CoverageSchema,
+} as const;
+
+/** JSON Schemas (draft 2020-12) for every top-level contract, generated from the zod schemas. */
+export function jsonSchemas(): Record<keyof typeof TOP_LEVEL_CONTRACTS, unknown> {
+  const out = {} as Record<keyof typeof TOP_LEVEL_CONTRACTS, unknown>;
+  for (const [name, schema] of Object.entries(TOP_LEVEL_CONTRACTS)) {
+    out[name as keyof typeof TOP_LEVEL_CONTRACTS] = z.toJSONSchema(schema, { io: "input" });
+  }
+  return out;
+}
