@@ -1,0 +1,152 @@
+import {
+  AXIS_NAMES,
+  type AxesOverride,
+  type AxisName,
+  CONDITIONS,
+  type Coordinate,
+  DEFAULT_HISTORIES,
+  DEFAULT_STANCES,
+  type ForbiddenPair,
+  type NamedValue,
+  type Rule,
+  type ToolDefinition,
+  WORLDS,
+} from "../spec/index.ts";
+import type { ValuePair } from "./covering/index.ts";
+import type { SpecIssue } from "./spec-error.ts";
+
+/** One value of an axis, with the prose that writers and people are given. */
+export type AxisValue = NamedValue;
+
+/** The six axes of a spec, in grid column order, each a list of named values. */
+export type Axes = Record<AxisName, AxisValue[]>;
+
+/** The value a spec with no policy rules gets on the rule axis. */
+export const NO_RULE: AxisValue = {
+  name: "none",
+  description: "no particular policy rule in focus",
+};
+
+/** Axes and forbidden pairs built from a spec, or the problems that stop them being built. */
+export interface AxesResult {
+  axes: Axes;
+  /** Pairs of values that never share a situation: the spec's own and those implied by rule scopes. */
+  forbidden: ForbiddenPair[];
+  issues: SpecIssue[];
+}
+
+/**
+ * Builds the six axes: tools and rules from the spec, and stance, world, condition and history from
+ * the defaults or the spec's overrides. A rule scoped to some tools is never paired with the others.
+ */
+export function buildAxes(
+  tools: ToolDefinition[],
+  rules: Rule[],
+  override: AxesOverride = {},
+): AxesResult {
+  const issues: SpecIssue[] = [];
+  const axes: Axes = {
+    tool: tools.map((t) => ({ name: t.name, description: t.description || `the ${t.name} tool` })),
+    rule: rules.length > 0 ? rules.map((r) => ({ name: r.id, description: r.text })) : [NO_RULE],
+    stance: named("stances", override.stances, DEFAULT_STANCES, issues),
+    world: (override.worlds ?? keysOf(WORLDS)).map((w) => ({ name: w, description: WORLDS[w] })),
+    condition: (override.conditions ?? keysOf(CONDITIONS)).map((c) => ({
+      name: c,
+      description: CONDITIONS[c],
+    })),
+    history: named("histories", override.histories, DEFAULT_HISTORIES, issues),
+  };
+  const forbidden: ForbiddenPair[] = [];
+  (override.forbid ?? []).forEach((pair, n) => {
+    for (const [axis, value] of Object.entries(pair) as [AxisName, string][]) {
+      if (!axes[axis].some((v) => v.name === value)) {
+        issues.push({
+          path: `axes.forbid[${n}].${axis}`,
+          message: `"${value}" is not a ${axis} of this spec; expected one of ${list(axes[axis])}`,
+        });
+      }
+    }
+    forbidden.push(pair);
+  });
+  for (const rule of rules) {
+    if (!rule.tools) continue;
+    for (const tool of tools)
+      if (!rule.tools.includes(tool.name)) forbidden.push({ tool: tool.name, rule: rule.id });
+  }
+  return { axes, forbidden, issues };
+}
+
+/** Level count of each axis, in column order. */
+export function levelsOf(axes: Axes): number[] {
+  return AXIS_NAMES.map((name) => axes[name].length);
+}
+
+/** Forbidden pairs as axis and value indexes, for the covering array. */
+export function valuePairsOf(axes: Axes, forbidden: readonly ForbiddenPair[]): ValuePair[] {
+  return forbidden.map((pair) => {
+    const [[axisA, a], [axisB, b]] = Object.entries(pair) as [
+      [AxisName, string],
+      [AxisName, string],
+    ];
+    return {
+      axisA: AXIS_NAMES.indexOf(axisA),
+      valueA: axes[axisA].findIndex((v) => v.name === a),
+      axisB: AXIS_NAMES.indexOf(axisB),
+      valueB: axes[axisB].findIndex((v) => v.name === b),
+    };
+  });
+}
+
+/** A grid row of value indexes as a named coordinate. */
+export function coordinateOf(axes: Axes, row: readonly number[]): Coordinate {
+  const value = (axis: AxisName, n: number) => (axes[axis][row[n] as number] as AxisValue).name;
+  return {
+    tool: value("tool", 0),
+    rule: value("rule", 1),
+    stance: value("stance", 2),
+    world: value("world", 3) as Coordinate["world"],
+    condition: value("condition", 4) as Coordinate["condition"],
+    history: value("history", 5),
+  };
+}
+
+/** A named coordinate as value indexes; throws if a value is not on its axis. */
+export function rowOf(axes: Axes, coordinate: Coordinate): number[] {
+  return AXIS_NAMES.map((axis) => {
+    const n = axes[axis].findIndex((v) => v.name === coordinate[axis]);
+    if (n < 0)
+      throw new RangeError(
+        `"${coordinate[axis]}" is not a ${axis} of this spec; expected one of ${list(axes[axis])}`,
+      );
+    return n;
+  });
+}
+
+function named(
+  field: "stances" | "histories",
+  given: (string | NamedValue)[] | undefined,
+  defaults: Record<string, string>,
+  issues: SpecIssue[],
+): AxisValue[] {
+  if (!given) return Object.entries(defaults).map(([name, description]) => ({ name, description }));
+  return given.map((v, n) => {
+    if (typeof v !== "string") return v;
+    const description = defaults[v];
+    if (description === undefined) {
+      issues.push({
+        path: `axes.${field}[${n}]`,
+        message: `"${v}" is not a default ${field === "stances" ? "stance" : "history"}; give {name, description} or one of ${Object.keys(defaults).join(", ")}`,
+      });
+      return { name: v, description: v };
+    }
+    return { name: v, description };
+  });
+}
+
+function keysOf<T extends object>(o: T): (keyof T & string)[] {
+  return Object.keys(o) as (keyof T & string)[];
+}
+
+function list(values: AxisValue[]): string {
+  return values.map((v) => v.name).join(", ");
+}

@@ -1,0 +1,78 @@
+import type { z } from "zod";
+
+/** One problem in an input, at a field path such as `tools[2].function.name`. */
+export interface SpecIssue {
+  path: string;
+  message: string;
+}
+
+/** An input refused before anything ran, with every problem found in it. */
+export class SpecError extends Error {
+  readonly issues: SpecIssue[];
+
+  constructor(what: string, issues: SpecIssue[]) {
+    const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
+    const lines = issues.map((i) => `  ✖ ${i.path || "(top level)"}: ${i.message}`);
+    super(`${what} is invalid (${count}):\n${lines.join("\n")}`);
+    this.name = "SpecError";
+    this.issues = issues;
+  }
+}
+
+/** `["tools", 2, "function", "name"]` → `tools[2].function.name`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/** Chooses which branch of a union the author meant, from the input at that path. */
+export type UnionBranchChooser = (path: string, input: unknown) => number | undefined;
+
+/** Flattens zod issues into path + expectation; for a union, reports the branch the author meant. */
+export function issuesOf(
+  error: z.ZodError,
+  input: unknown,
+  choose?: UnionBranchChooser,
+): SpecIssue[] {
+  const out: SpecIssue[] = [];
+  const visit = (issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]) => {
+    for (const issue of issues) {
+      const path = [...prefix, ...issue.path];
+      if (issue.code === "invalid_union" && issue.errors.length > 0) {
+        const at = valueAt(input, path);
+        const chosen = choose?.(formatPath(path), at) ?? fewest(issue.errors);
+        const branch = issue.errors[chosen];
+        if (issue.message !== "Invalid input" || branch === undefined) {
+          out.push({ path: formatPath(path), message: issue.message });
+        } else {
+          visit(branch, path);
+        }
+        continue;
+      }
+      out.push({ path: formatPath(path), message: issue.message });
+    }
+  };
+  visit(error.issues, []);
+  return out;
+}
+
+function fewest(branches: readonly (readonly unknown[])[]): number {
+  let best = 0;
+  branches.forEach((b, n) => {
+    if (b.length < (branches[best] as readonly unknown[]).length) best = n;
+  });
+  return best;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let at = input;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
+}
