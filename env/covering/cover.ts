@@ -1,0 +1,176 @@
+import type { Reachability } from "./rows.ts";
+import type { PairSpace } from "./space.ts";
+
+/** Returned by {@link Cover.delta} for a change that would put a forbidden pair in the row. */
+export const INVALID = Number.POSITIVE_INFINITY;
+
+/**
+ * A growing set of rows and, for every pair, how many rows hold it. Keeps the list of target pairs
+ * no row holds yet (O(1) add and remove) and, per axis value, how many of those it is part of.
+ */
+export class Cover {
+  readonly space: PairSpace;
+  readonly target: Uint8Array;
+  readonly counts: Int32Array;
+  /** Uncovered target pairs, unordered; `position[p]` is p's slot or −1. */
+  readonly uncovered: Int32Array;
+  readonly position: Int32Array;
+  uncoveredCount = 0;
+  /** Per axis value (at `valueBase[axis] + value`): uncovered target pairs it belongs to. */
+  readonly deficit: Int32Array;
+  readonly valueBase: Int32Array;
+  rows: Int32Array;
+  n = 0;
+
+  constructor(space: PairSpace, reach: Reachability) {
+    this.space = space;
+    this.target = reach.target;
+    this.counts = new Int32Array(space.size);
+    this.uncovered = new Int32Array(space.size);
+    this.position = new Int32Array(space.size).fill(-1);
+    this.valueBase = new Int32Array(space.k);
+    let values = 0;
+    for (let c = 0; c < space.k; c++) {
+      this.valueBase[c] = values;
+      values += space.levels[c] as number;
+    }
+    this.deficit = new Int32Array(values);
+    for (let p = 0; p < space.size; p++) if (this.target[p] === 1) this.#open(p);
+    this.rows = new Int32Array(space.k * 16);
+  }
+
+  /** Value of axis c in row r. */
+  at(r: number, c: number): number {
+    return this.rows[r * this.space.k + c] as number;
+  }
+
+  /** A copy of row r. */
+  row(r: number): Int32Array {
+    const k = this.space.k;
+    return this.rows.slice(r * k, r * k + k);
+  }
+
+  /** Number of target pairs the given full row would cover that no row covers yet. */
+  gain(row: Int32Array): number {
+    const { space, counts } = this;
+    let gained = 0;
+    for (let i = 0; i < space.k; i++) {
+      for (let j = i + 1; j < space.k; j++) {
+        if (counts[space.index(i, row[i] as number, j, row[j] as number)] === 0) gained++;
+      }
+    }
+    return gained;
+  }
+
+  /** Appends a full, valid row. */
+  addRow(row: Int32Array): void {
+    const k = this.space.k;
+    if ((this.n + 1) * k > this.rows.length) {
+      const grown = new Int32Array(this.rows.length * 2);
+      grown.set(this.rows);
+      this.rows = grown;
+    }
+    this.rows.set(row, this.n * k);
+    this.n++;
+    this.#count(this.n - 1, 1);
+  }
+
+  /** Removes row r; the last row takes its place. */
+  removeRow(r: number): void {
+    const k = this.space.k;
+    this.#count(r, -1);
+    this.n--;
+    if (r !== this.n) this.rows.copyWithin(r * k, this.n * k, this.n * k + k);
+  }
+
+  /** Number of pairs in row r that no other row holds. */
+  uniquePairs(r: number): number {
+    const { space, counts } = this;
+    let unique = 0;
+    for (let i = 0; i < space.k; i++) {
+      for (let j = i + 1; j < space.k; j++) {
+        if (counts[space.index(i, this.at(r, i), j, this.at(r, j))] === 1) unique++;
+      }
+    }
+    return unique;
+  }
+
+  /**
+   * Change in the number of uncovered pairs if row r's axis c became v, or {@link INVALID} when that
+   * would put a forbidden pair in the row.
+   */
+  delta(r: number, c: number, v: number): number {
+    const { space, counts } = this;
+    const k = space.k;
+    const base = r * k;
+    const old = this.rows[base + c] as number;
+    if (old === v) return 0;
+    const forbidden = space.forbidden;
+    let d = 0;
+    for (let j = 0; j < k; j++) {
+      if (j === c) continue;
+      const x = this.rows[base + j] as number;
+      const gained = space.index(c, v, j, x);
+      if (forbidden !== null && forbidden[gained] === 1) return INVALID;
+      if (counts[space.index(c, old, j, x)] === 1) d++;
+      if (counts[gained] === 0) d--;
+    }
+    return d;
+  }
+
+  /** Sets row r's axis c to v, keeping every counter current. */
+  set(r: number, c: number, v: number): void {
+    const { space, counts } = this;
+    const k = space.k;
+    const base = r * k;
+    const old = this.rows[base + c] as number;
+    if (old === v) return;
+    for (let j = 0; j < k; j++) {
+      if (j === c) continue;
+      const x = this.rows[base + j] as number;
+      const lost = space.index(c, old, j, x);
+      const left = (counts[lost] as number) - 1;
+      counts[lost] = left;
+      if (left === 0) this.#open(lost);
+      const gained = space.index(c, v, j, x);
+      if (counts[gained] === 0) this.#close(gained);
+      counts[gained] = (counts[gained] as number) + 1;
+    }
+    this.rows[base + c] = v;
+  }
+
+  #count(r: number, step: 1 | -1): void {
+    const { space, counts } = this;
+    for (let i = 0; i < space.k; i++) {
+      for (let j = i + 1; j < space.k; j++) {
+        const p = space.index(i, this.at(r, i), j, this.at(r, j));
+        if (step === 1 && counts[p] === 0) this.#close(p);
+        counts[p] = (counts[p] as number) + step;
+        if (step === -1 && counts[p] === 0) this.#open(p);
+      }
+    }
+  }
+
+  #open(p: number): void {
+    this.position[p] = this.uncoveredCount;
+    this.uncovered[this.uncoveredCount++] = p;
+    this.#shiftDeficit(p, 1);
+  }
+
+  #close(p: number): void {
+    const slot = this.position[p] as number;
+    const last = this.uncovered[--this.uncoveredCount] as number;
+    this.uncovered[slot] = last;
+    this.position[last] = slot;
+    this.position[p] = -1;
+    this.#shiftDeficit(p, -1);
+  }
+
+  #shiftDeficit(p: number, step: number): void {
+    const { space, valueBase, deficit } = this;
+    const a = (valueBase[space.axisA[p] as number] as number) + (space.valueA[p] as number);
+    const b = (valueBase[space.axisB[p] as number] as number) + (space.valueB[p] as number);
+    deficit[a] = (deficit[a] as number) + step;
+    deficit[b] = (deficit[b] as number) + step;
+  }
+}

@@ -1,0 +1,91 @@
+import type { Rng } from "../rng.ts";
+import type { Cover } from "./cover.ts";
+import { completeRow, type ValueRanking } from "./rows.ts";
+
+/**
+ * Ranks the values of axis c by how many uncovered pairs they would close with the axes already
+ * assigned in the row; ties are broken by the stream so that equal candidates are not biased.
+ */
+export function rankByGain(cover: Cover, rng: Rng): ValueRanking {
+  const { space, counts } = cover;
+  return (row, c) => {
+    const n = space.levels[c] as number;
+    const scored: { v: number; score: number; tie: number }[] = [];
+    for (let v = 0; v < n; v++) {
+      let score = 0;
+      for (let j = 0; j < space.k; j++) {
+        const x = row[j] as number;
+        if (j === c || x < 0) continue;
+        const p = space.index(c, v, j, x);
+        if (counts[p] === 0 && cover.target[p] === 1) score++;
+      }
+      scored.push({ v, score, tie: rng.next() });
+    }
+    scored.sort((a, b) => b.score - a.score || a.tie - b.tie);
+    return scored.map((s) => s.v);
+  };
+}
+
+/**
+ * Adds rows until every target pair is covered, one row at a time (AETG): each row is the best of
+ * `candidates` tries, each try seeded with an uncovered pair of the most under-covered value and
+ * completed axis by axis in a random order, each axis taking the value that closes most pairs.
+ */
+export function greedyRows(cover: Cover, rng: Rng, candidates: number): void {
+  const { space } = cover;
+  const rank = rankByGain(cover, rng);
+  const best = new Int32Array(space.k);
+  const row = new Int32Array(space.k);
+  while (cover.uncoveredCount > 0) {
+    let bestGain = -1;
+    for (let t = 0; t < candidates; t++) {
+      row.fill(-1);
+      const seed = seedPair(cover, rng);
+      row[space.axisA[seed] as number] = space.valueA[seed] as number;
+      row[space.axisB[seed] as number] = space.valueB[seed] as number;
+      const order = rng.shuffle(Array.from({ length: space.k }, (_, c) => c));
+      if (!completeRow(space, row, order, rank)) {
+        throw new Error(`covering: pair ${seed} was judged reachable but no valid row holds it`);
+      }
+      const gain = cover.gain(row);
+      if (gain > bestGain) {
+        bestGain = gain;
+        best.set(row);
+      }
+    }
+    cover.addRow(best);
+  }
+}
+
+/** An uncovered pair that contains the axis value with the most uncovered pairs (ties at random). */
+function seedPair(cover: Cover, rng: Rng): number {
+  const { space, deficit, valueBase } = cover;
+  let bestAxis = -1;
+  let bestValue = -1;
+  let bestDeficit = 0;
+  let ties = 0;
+  for (let c = 0; c < space.k; c++) {
+    for (let v = 0; v < (space.levels[c] as number); v++) {
+      const d = deficit[(valueBase[c] as number) + v] as number;
+      if (d > bestDeficit) {
+        bestDeficit = d;
+        bestAxis = c;
+        bestValue = v;
+        ties = 1;
+      } else if (d === bestDeficit && d > 0 && rng.int(++ties) === 0) {
+        bestAxis = c;
+        bestValue = v;
+      }
+    }
+  }
+  let chosen = -1;
+  let partners = 0;
+  for (let j = 0; j < space.k; j++) {
+    if (j === bestAxis) continue;
+    for (let w = 0; w < (space.levels[j] as number); w++) {
+      const p = space.index(bestAxis, bestValue, j, w);
+      if ((cover.position[p] as number) >= 0 && rng.int(++partners) === 0) chosen = p;
+    }
+  }
+  return chosen;
+}

@@ -1,0 +1,111 @@
+import type { Rng } from "../rng.ts";
+import { type Cover, INVALID } from "./cover.ts";
+
+/** Settings of one repair run. */
+export interface RepairOptions {
+  rng: Rng;
+  /** Iterations before giving up. */
+  maxIterations: number;
+  /** Iterations a changed cell stays untouchable. */
+  tenure: number;
+  /** Axes whose values must not change (1 = frozen). */
+  frozen?: Uint8Array;
+}
+
+/**
+ * Tabu search at a fixed row count (after Nurmela): take an uncovered pair, look at every row that
+ * already holds one of its two values, and make the single change that leaves the fewest pairs
+ * uncovered. Recently changed cells are tabu unless the change beats the best state seen. Returns
+ * whether every target pair ended up covered.
+ */
+export function repair(
+  cover: Cover,
+  options: RepairOptions,
+): { covered: boolean; iterations: number } {
+  const { space } = cover;
+  const { rng, maxIterations, tenure } = options;
+  const frozen = options.frozen ?? new Uint8Array(space.k);
+  const k = space.k;
+  const tabuUntil = new Float64Array(cover.n * k);
+  let best = cover.uncoveredCount;
+  for (let iteration = 1; iteration <= maxIterations; iteration++) {
+    if (cover.uncoveredCount === 0) return { covered: true, iterations: iteration - 1 };
+    const p = cover.uncovered[rng.int(cover.uncoveredCount)] as number;
+    const i = space.axisA[p] as number;
+    const a = space.valueA[p] as number;
+    const j = space.axisB[p] as number;
+    const b = space.valueB[p] as number;
+    let bestDelta = INVALID;
+    let moveRow = -1;
+    let moveAxis = -1;
+    let moveValue = -1;
+    let ties = 0;
+    for (let r = 0; r < cover.n; r++) {
+      let c: number;
+      let v: number;
+      if (cover.at(r, i) === a) {
+        c = j;
+        v = b;
+      } else if (cover.at(r, j) === b) {
+        c = i;
+        v = a;
+      } else continue;
+      if (frozen[c] === 1) continue;
+      const d = cover.delta(r, c, v);
+      if (d === INVALID) continue;
+      if ((tabuUntil[r * k + c] as number) > iteration && cover.uncoveredCount + d >= best)
+        continue;
+      if (d < bestDelta) {
+        bestDelta = d;
+        ties = 1;
+        moveRow = r;
+        moveAxis = c;
+        moveValue = v;
+      } else if (d === bestDelta && rng.int(++ties) === 0) {
+        moveRow = r;
+        moveAxis = c;
+        moveValue = v;
+      }
+    }
+    if (moveRow >= 0) {
+      cover.set(moveRow, moveAxis, moveValue);
+      tabuUntil[moveRow * k + moveAxis] = iteration + tenure;
+    } else {
+      placePair(cover, rng, frozen, i, a, j, b, tabuUntil, iteration + tenure);
+    }
+    if (cover.uncoveredCount < best) best = cover.uncoveredCount;
+  }
+  return { covered: cover.uncoveredCount === 0, iterations: maxIterations };
+}
+
+/** No row holds either value: write both into a random row where that is allowed. */
+function placePair(
+  cover: Cover,
+  rng: Rng,
+  frozen: Uint8Array,
+  i: number,
+  a: number,
+  j: number,
+  b: number,
+  tabuUntil: Float64Array,
+  until: number,
+): void {
+  const k = cover.space.k;
+  const start = rng.int(cover.n);
+  for (let step = 0; step < cover.n; step++) {
+    const r = (start + step) % cover.n;
+    if ((frozen[i] === 1 && cover.at(r, i) !== a) || (frozen[j] === 1 && cover.at(r, j) !== b))
+      continue;
+    const old = cover.at(r, i);
+    if (cover.delta(r, i, a) === INVALID) continue;
+    cover.set(r, i, a);
+    if (cover.delta(r, j, b) === INVALID) {
+      cover.set(r, i, old);
+      continue;
+    }
+    cover.set(r, j, b);
+    tabuUntil[r * k + i] = until;
+    tabuUntil[r * k + j] = until;
+    return;
+  }
+}
