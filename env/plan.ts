@@ -1,0 +1,372 @@
+import { z } from "zod";
+import {
+  AXIS_NAMES,
+  type AxisName,
+  type ConditionKind,
+  type Coordinate,
+  type Coverage,
+  type ForbiddenPair,
+  type Situation,
+} from "../spec/index.ts";
+import { Agent } from "./agent.ts";
+import { coordinateOf } from "./axes.ts";
+import { PairwiseCounter } from "./coverage.ts";
+import { coveringArray } from "./covering/index.ts";
+import { canonicalJson, sha256 } from "./hash.ts";
+import { Rng, type Seed } from "./rng.ts";
+import { issuesOf, SpecError } from "./spec-error.ts";
+
+/** The cold-start default: one fault cell in ten keeps its fault. */
+export const DEFAULT_FAULT_RATE = 0.1;
+
+const PlanOptionsSchema = z.object({
+  rows: z.int().min(1, "expected at least 1 row").optional(),
+  seed: z
+    .union([z.int().min(0), z.string().min(1)], {
+      error: "expected a non-negative integer or a string",
+    })
+    .optional(),
+  faultRate: z.number().min(0).max(1, "expected a share between 0 and 1").optional(),
+  preferSuccess: z.boolean().optional(),
+  effort: z.number().min(0).optional(),
+});
+
+/** How many situations to plan and how the cold-start flip behaves. */
+export type PlanOptions = z.infer<typeof PlanOptionsSchema>;
+
+/** The flip's effect over the whole run: how many fault cells were visited and how many kept their fault. */
+export interface FlipReport {
+  prefer_success: boolean;
+  fault_rate: number;
+  fault_cells: number;
+  kept: number;
+  flipped: number;
+  /** Fault kinds that stayed in the run, in axis order. */
+  kinds_kept: ConditionKind[];
+}
+
+/** What the planner built and what a run of `rows` situations will visit. */
+export interface Plan {
+  spec_hash: string;
+  seed: Seed;
+  rows: number;
+  axes: Record<AxisName, string[]>;
+  grid: {
+    rows: number;
+    lower_bound: number;
+    greedy_rows: number;
+    pairs_planned: number;
+    pairs_forbidden: number;
+    /** Pairs ruled out only because other forbidden pairs leave no valid situation holding them. */
+    implied_conflicts: ForbiddenPair[];
+    /** The planned covering array, before the cold-start flip. */
+    cells: Coordinate[];
+  };
+  flip: FlipReport;
+  /** Passes over the grid the run makes (later passes use fresh seeds). */
+  passes: number;
+  /** The situations to run, in order. */
+  cells: Situation[];
+  /** Coverage of what those situations visit. */
+  coverage: Coverage;
+}
+
+/**
+ * Plans the situations of a run: a pairwise covering array over the six axes, the cold-start flip
+ * (most fault cells turned to `ok`, keeping one per fault kind and those that keep the most pairs),
+ * and a walk of `rows` situations over it, repeated with fresh seeds when `rows` exceeds the grid.
+ */
+export function planSituations(spec: unknown, options: PlanOptions = {}): Plan {
+  const agent = Agent.from(spec);
+  const parsed = PlanOptionsSchema.safeParse(options);
+  if (!parsed.success) throw new SpecError("plan options", issuesOf(parsed.error, options));
+  const seed = parsed.data.seed ?? agent.world.seed ?? 0;
+  const faultRate = parsed.data.faultRate ?? agent.world.fault_rate ?? DEFAULT_FAULT_RATE;
+  const preferSuccess = parsed.data.preferSuccess ?? agent.world.prefer_success ?? true;
+
+  const counter = new PairwiseCounter(agent);
+  if (counter.reach.targetCount === 0) {
+    throw new SpecError("agent spec", [
+      { path: "axes.forbid", message: "the forbidden pairs leave no situation possible" },
+    ]);
+  }
+  const grid = coveringArray(
+    {
+      levels: AXIS_NAMES.map((a) => agent.axes[a].length),
+      forbidden: counter.space.forbidden ? forbiddenPairs(counter) : [],
+    },
+    { seed, effort: parsed.data.effort ?? 1 },
+  );
+  const rows = parsed.data.rows ?? grid.rows.length;
+  const walk = new Walk(counter, grid.rows, preferSuccess ? faultRate : null);
+  const cells: Situation[] = [];
+  let passes = 0;
+  while (cells.length < rows) {
+    for (const step of walk.pass()) {
+      if (cells.length === rows) break;
+      const axes = coordinateOf(agent.axes, step.row);
+      const cellSeed = new Rng(seed, "situation", String(passes), String(step.cell)).uint32();
+      const situation: Situation = {
+        id: situationId(agent.hash, axes, cellSeed),
+        axes,
+        seed: cellSeed,
+        cell: step.cell,
+        pass: passes,
+      };
+      if (step.flippedFrom !== undefined) situation.flipped_from = step.flippedFrom;
+      cells.push(situation);
+      walk.visit(step);
+      counter.visit(step.row);
+    }
+    passes++;
+  }
+
+  return {
+    spec_hash: agent.hash,
+    seed,
+    rows,
+    axes: Object.fromEntries(
+      AXIS_NAMES.map((a) => [a, agent.axes[a].map((v) => v.name)]),
+    ) as Record<AxisName, string[]>,
+    grid: {
+      rows: grid.rows.length,
+      lower_bound: grid.lowerBound,
+      greedy_rows: grid.greedyRows,
+      pairs_planned: grid.pairsTarget,
+      pairs_forbidden: grid.pairsForbidden,
+      implied_conflicts: grid.impliedConflicts.map((p) => ({
+        [AXIS_NAMES[p.axisA] as AxisName]: (
+          agent.axes[AXIS_NAMES[p.axisA] as AxisName][p.valueA] as { name: string }
+        ).name,
+        [AXIS_NAMES[p.axisB] as AxisName]: (
+          agent.axes[AXIS_NAMES[p.axisB] as AxisName][p.valueB] as { name: string }
+        ).name,
+      })),
+      cells: grid.rows.map((row) => coordinateOf(agent.axes, row)),
+    },
+    flip: walk.report(preferSuccess, faultRate),
+    passes,
+    cells,
+    coverage: { pairwise: counter.result() },
+  };
+}
+
+/** A situation's stable id: the same spec, coordinate and seed always give the same id. */
+export function situationId(specHash: string, axes: Coordinate, seed: number): string {
+  return `sit_${sha256(canonicalJson({ spec: specHash, axes, seed })).slice(0, 16)}`;
+}
+
+function forbiddenPairs(counter: PairwiseCounter) {
+  const { space } = counter;
+  const forbidden = space.forbidden as Uint8Array;
+  const out = [];
+  for (let p = 0; p < space.size; p++) {
+    if (forbidden[p] === 1) {
+      out.push({
+        axisA: space.axisA[p] as number,
+        valueA: space.valueA[p] as number,
+        axisB: space.axisB[p] as number,
+        valueB: space.valueB[p] as number,
+      });
+    }
+  }
+  return out;
+}
+
+interface Step {
+  cell: number;
+  row: number[];
+  flippedFrom?: ConditionKind;
+}
+
+const CONDITION = AXIS_NAMES.indexOf("condition");
+
+/**
+ * Walks the grid pass by pass. Each pass decides its own flip and order against the pairs earlier
+ * passes already visited, so a second pass keeps different fault cells and coverage keeps growing.
+ */
+class Walk {
+  readonly #counter: PairwiseCounter;
+  readonly #grid: number[][];
+  readonly #faultRate: number | null;
+  readonly #ok: number;
+  /** How many visited situations hold each pair. */
+  readonly #visited: Int32Array;
+  #faultCells = 0;
+  #kept = 0;
+  readonly #kindsKept = new Set<number>();
+
+  constructor(counter: PairwiseCounter, grid: number[][], faultRate: number | null) {
+    this.#counter = counter;
+    this.#grid = grid;
+    this.#faultRate = faultRate;
+    this.#ok = counter.agent.axes.condition.findIndex((v) => v.name === "ok");
+    this.#visited = new Int32Array(counter.space.size);
+  }
+
+  /** The steps of one pass, flipped and ordered. */
+  pass(): Step[] {
+    const rows = this.#grid.map((row) => row.slice());
+    const flipped =
+      this.#faultRate === null ? new Map<number, number>() : this.#flip(rows, this.#faultRate);
+    return this.#order(rows).map((cell) => {
+      const step: Step = { cell, row: rows[cell] as number[] };
+      const from = flipped.get(cell);
+      if (from !== undefined) step.flippedFrom = this.#conditionName(from);
+      return step;
+    });
+  }
+
+  /** Counts a step as visited. */
+  visit(step: Step): void {
+    const condition = step.row[CONDITION] as number;
+    if (condition !== this.#ok || step.flippedFrom !== undefined) {
+      this.#faultCells++;
+      if (step.flippedFrom === undefined) {
+        this.#kept++;
+        this.#kindsKept.add(condition);
+      }
+    }
+    bump(this.#visited, this.#pairsOf(step.row), 1);
+  }
+
+  report(preferSuccess: boolean, faultRate: number): FlipReport {
+    return {
+      prefer_success: preferSuccess,
+      fault_rate: faultRate,
+      fault_cells: this.#faultCells,
+      kept: this.#kept,
+      flipped: this.#faultCells - this.#kept,
+      kinds_kept: [...this.#kindsKept].sort((a, b) => a - b).map((c) => this.#conditionName(c)),
+    };
+  }
+
+  /**
+   * Turns fault cells to `ok`, keeping `faultRate` of them (at least one per fault kind): first the
+   * best cell of each kind, then the best of any kind, "best" being the cell whose fault recovers
+   * the most pairs that would otherwise go unvisited. Returns flipped cell → its planned fault.
+   */
+  #flip(rows: number[][], faultRate: number): Map<number, number> {
+    const counts = this.#visited.slice();
+    for (const row of rows) bump(counts, this.#pairsOf(row), 1);
+    const faults = rows.flatMap((row, cell) =>
+      (row[CONDITION] as number) === this.#ok ? [] : [cell],
+    );
+    const flipped = new Map<number, number>();
+    for (const cell of faults) {
+      const row = rows[cell] as number[];
+      const fault = row[CONDITION] as number;
+      if (!this.#fitsOk(row)) continue;
+      this.#setCondition(row, this.#ok, counts);
+      flipped.set(cell, fault);
+    }
+    const kinds = [...new Set(faults.map((cell) => this.#faultOf(rows, flipped, cell)))].sort(
+      (a, b) => a - b,
+    );
+    const quota = Math.min(
+      faults.length,
+      Math.max(kinds.length, Math.round(faultRate * faults.length)),
+    );
+    let kept = faults.length - flipped.size;
+    const restore = (candidates: number[]) => {
+      let best = -1;
+      let bestGain = Number.NEGATIVE_INFINITY;
+      for (const cell of candidates) {
+        const gain = this.#restoreGain(rows[cell] as number[], flipped.get(cell) as number, counts);
+        if (gain > bestGain) {
+          bestGain = gain;
+          best = cell;
+        }
+      }
+      if (best < 0) return;
+      this.#setCondition(rows[best] as number[], flipped.get(best) as number, counts);
+      flipped.delete(best);
+      kept++;
+    };
+    for (const kind of kinds) {
+      const keptOfKind = faults.some(
+        (cell) => !flipped.has(cell) && (rows[cell] as number[])[CONDITION] === kind,
+      );
+      if (!keptOfKind)
+        restore(
+          [...flipped.keys()].filter((cell) => flipped.get(cell) === kind).sort((a, b) => a - b),
+        );
+    }
+    while (kept < quota && flipped.size > 0) restore([...flipped.keys()].sort((a, b) => a - b));
+    return flipped;
+  }
+
+  /** Orders cells so that every prefix of the walk visits as many new pairs as it can. */
+  #order(rows: number[][]): number[] {
+    const seen = this.#visited.slice();
+    const left = rows.map((_, cell) => cell);
+    const order: number[] = [];
+    while (left.length > 0) {
+      let bestAt = 0;
+      let bestGain = -1;
+      left.forEach((cell, at) => {
+        let gain = 0;
+        for (const p of this.#pairsOf(rows[cell] as number[])) {
+          if (seen[p] === 0 && this.#counter.reach.target[p] === 1) gain++;
+        }
+        if (gain > bestGain) {
+          bestGain = gain;
+          bestAt = at;
+        }
+      });
+      const [cell] = left.splice(bestAt, 1) as [number];
+      order.push(cell);
+      bump(seen, this.#pairsOf(rows[cell] as number[]), 1);
+    }
+    return order;
+  }
+
+  /** Pairs the fault would add to the visited set, minus `ok` pairs that only this cell holds. */
+  #restoreGain(row: number[], fault: number, counts: Int32Array): number {
+    const { space } = this.#counter;
+    let gain = 0;
+    for (let j = 0; j < AXIS_NAMES.length; j++) {
+      if (j === CONDITION) continue;
+      if (counts[space.index(CONDITION, fault, j, row[j] as number)] === 0) gain++;
+      if (counts[space.index(CONDITION, this.#ok, j, row[j] as number)] === 1) gain--;
+    }
+    return gain;
+  }
+
+  #setCondition(row: number[], condition: number, counts: Int32Array): void {
+    bump(counts, this.#pairsOf(row, CONDITION), -1);
+    row[CONDITION] = condition;
+    bump(counts, this.#pairsOf(row, CONDITION), 1);
+  }
+
+  #fitsOk(row: number[]): boolean {
+    const probe = Int32Array.from(row);
+    probe[CONDITION] = -1;
+    return this.#counter.space.fits(probe, CONDITION, this.#ok);
+  }
+
+  #faultOf(rows: number[][], flipped: Map<number, number>, cell: number): number {
+    return flipped.get(cell) ?? ((rows[cell] as number[])[CONDITION] as number);
+  }
+
+  #conditionName(index: number): ConditionKind {
+    return (this.#counter.agent.axes.condition[index] as { name: ConditionKind }).name;
+  }
+
+  /** The pairs of a row, or only those that involve axis `only`. */
+  #pairsOf(row: readonly number[], only?: number): number[] {
+    const { space } = this.#counter;
+    const pairs: number[] = [];
+    for (let i = 0; i < AXIS_NAMES.length; i++) {
+      for (let j = i + 1; j < AXIS_NAMES.length; j++) {
+        if (only === undefined || i === only || j === only)
+          pairs.push(space.index(i, row[i] as number, j, row[j] as number));
+      }
+    }
+    return pairs;
+  }
+}
+
+function bump(counts: Int32Array, pairs: readonly number[], step: number): void {
+  for (const p of pairs) counts[p] = (counts[p] as number) + step;
+}

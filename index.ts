@@ -1,0 +1,2 @@
+export * from "./env/index.ts";
+export * from "./spec/index.ts";
