@@ -1,0 +1,45 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Command } from "commander";
+import { writeFileAtomic } from "../env/files.ts";
+import { jsonSchemas } from "../spec/index.ts";
+
+/** The JSON Schema files for every top-level contract: file name → content. */
+export function schemaFiles(): Map<string, string> {
+  return new Map(
+    Object.entries(jsonSchemas()).map(([name, schema]) => [
+      `${name}.json`,
+      `${JSON.stringify(schema, null, 2)}\n`,
+    ]),
+  );
+}
+
+/** `rehearse schemas`: writes (or checks) the JSON Schemas generated from spec/. */
+export function schemasCommand(program: Command): void {
+  program
+    .command("schemas")
+    .description(
+      "write the JSON Schemas of every contract, generated from the zod schemas in spec/",
+    )
+    .requiredOption("--out <dir>", "folder to write them to")
+    .option("--check", "write nothing; exit 1 if any file is missing or stale")
+    .action(async (flags: { out: string; check?: boolean }) => {
+      const stale: string[] = [];
+      for (const [file, content] of schemaFiles()) {
+        const path = join(flags.out, file);
+        if (flags.check) {
+          const current = await readFile(path, "utf8").catch(() => null);
+          if (current !== content) stale.push(path);
+        } else {
+          await writeFileAtomic(path, content);
+          process.stdout.write(`wrote ${path}\n`);
+        }
+      }
+      if (stale.length > 0) {
+        process.stderr.write(
+          `stale or missing (run npm run schemas):\n${stale.map((s) => `  ${s}`).join("\n")}\n`,
+        );
+        process.exitCode = 1;
+      }
+    });
+}
