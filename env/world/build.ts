@@ -1,0 +1,499 @@
+import type {
+  PersonDetails,
+  Situation,
+  WorldKind,
+  WorldRecord,
+  WorldState,
+} from "../../spec/index.ts";
+import { Rng } from "../rng.ts";
+import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
+import { Store } from "./store.ts";
+import { money, personIdentity, valueFor, worldCurrency } from "./values.ts";
+import { REASONS } from "./vocabulary.ts";
+
+/** A built world: its records, what the person holds, and the description a row keeps. */
+export interface BuiltWorld {
+  store: Store;
+  person: PersonDetails;
+  state: WorldState;
+}
+
+/** Other customers in a world of default size, so that the person's records are not the only ones. */
+const OTHER_PEOPLE = 6;
+
+type Identity = ReturnType<typeof personIdentity>;
+
+/**
+ * Generates the records of a situation's world and shapes them by its `world` axis value: the
+ * person, their records and other people's, then the subject of the request made missing, final,
+ * duplicated, contradicted or emptied.
+ */
+export function buildWorld(
+  model: WorldModel,
+  situation: Situation,
+  seed: number,
+  size?: number,
+): BuiltWorld {
+  const rng = new Rng(seed, "world", situation.id);
+  const maker = new RecordMaker(model, new Store(model), rng.fork("records"), worldCurrency(rng));
+  const person = maker.person(0);
+  const personId = person.record[model.person.idField] as string;
+  maker.holdings(person, true);
+  for (let n = 1; n <= OTHER_PEOPLE || (size !== undefined && maker.count < size); n++)
+    maker.holdings(maker.person(n), false);
+
+  const tool = model.tools.get(situation.axes.tool) as ToolModel;
+  const subject = new Subject(model, maker, tool, personId, person.identity, rng.fork("subject"));
+  const shaped = subject.shape(situation.axes.world);
+  return {
+    store: maker.store,
+    person: subject.details(),
+    state: subject.state(situation.axes.world, shaped),
+  };
+}
+
+/** Makes records with unique ids and plausible fields, for a person and their holdings. */
+class RecordMaker {
+  readonly model: WorldModel;
+  readonly store: Store;
+  readonly rng: Rng;
+  readonly currency: string;
+  count = 0;
+
+  constructor(model: WorldModel, store: Store, rng: Rng, currency: string) {
+    this.model = model;
+    this.store = store;
+    this.rng = rng;
+    this.currency = currency;
+  }
+
+  /** A person record; serial 0 is the one the conversation is with. */
+  person(serial: number): { record: WorldRecord; identity: Identity } {
+    const identity = personIdentity(this.rng, serial);
+    const record = this.make(this.model.person, identity, {});
+    Object.assign(record, identity);
+    this.add(this.model.person, record);
+    return { record, identity };
+  }
+
+  /** Root records a person owns (orders, accounts…) and their children (items, transactions…). */
+  holdings(owner: { record: WorldRecord; identity: Identity }, isSubject: boolean): void {
+    const ownerId = owner.record[this.model.person.idField] as string;
+    for (const entity of this.model.entities.values()) {
+      if (entity.isPerson || entity.parent || !entity.seeded) continue;
+      const n = isSubject ? 2 + this.rng.int(2) : 1 + this.rng.int(3);
+      for (let i = 0; i < n; i++)
+        this.withChildren(entity, owner.identity, { [this.model.person.idField]: ownerId });
+    }
+  }
+
+  /** A record and, recursively, the child records that belong to it. */
+  withChildren(entity: EntityModel, identity: Identity, links: WorldRecord): WorldRecord {
+    const record = this.make(entity, identity, links);
+    this.add(entity, record);
+    for (const child of this.model.entities.values()) {
+      if (child.parent?.entity !== entity.name || !child.seeded) continue;
+      const n = 1 + this.rng.int(child.name === "transaction" ? 5 : 3);
+      const children: WorldRecord[] = [];
+      for (let i = 0; i < n; i++) {
+        const made = this.withChildren(child, identity, {
+          [entity.idField]: record[entity.idField],
+        });
+        if (child.statuses.usable.includes(record.status as string)) made.status = record.status;
+        children.push(made);
+      }
+      totalOf(record, children);
+    }
+    return record;
+  }
+
+  /** A record of an entity with a fresh id, its links, generated fields and a usable status. */
+  make(entity: EntityModel, identity: Identity, links: WorldRecord): WorldRecord {
+    const record: WorldRecord = { [entity.idField]: this.freshId(entity), ...links };
+    const childField = [...this.model.entities.values()].find(
+      (c) => c.parent?.entity === entity.name,
+    )?.collection;
+    const ctx = {
+      rng: this.rng,
+      entity: entity.name,
+      isPerson: entity.isPerson,
+      currency: this.currency,
+      owner: identity,
+    };
+    for (const [field, schema] of entity.fields) {
+      if (field === childField || field in record) continue;
+      record[field] = valueFor(field, schema, ctx);
+    }
+    for (const field of entity.balanceFields) record[field] = money(this.rng, 250, 6000);
+    if (entity.balanceFields.length > 1) {
+      const [first, ...rest] = entity.balanceFields as [string, ...string[]];
+      for (const field of rest) record[field] = record[first];
+    }
+    if (!entity.isPerson) record.status = this.rng.pick(entity.statuses.usable);
+    return record;
+  }
+
+  add(entity: EntityModel, record: WorldRecord): void {
+    this.store.add(entity.name, record);
+    this.count++;
+  }
+
+  /** An id of the entity's shape that no record has. */
+  freshId(entity: EntityModel): string {
+    for (;;) {
+      const id = entity.idFormat.make(this.rng);
+      if (!this.store.has(entity.name, id)) return id;
+    }
+  }
+}
+
+/** A parent's total is what its children cost, when both sides have the numbers. */
+function totalOf(parent: WorldRecord, children: WorldRecord[]): void {
+  const field = ["total", "subtotal"].find((f) => typeof parent[f] === "number");
+  if (!field || !children.every((c) => typeof c.price === "number")) return;
+  const sum = children.reduce(
+    (acc, c) => acc + (c.price as number) * (typeof c.quantity === "number" ? c.quantity : 1),
+    0,
+  );
+  parent[field] = Math.round(sum * 100) / 100;
+}
+
+/** The record a request is about, what the person holds to name it, and what the world axis did. */
+class Subject {
+  readonly #model: WorldModel;
+  readonly #maker: RecordMaker;
+  readonly #tool: ToolModel;
+  readonly #personId: string;
+  readonly #identity: Identity;
+  readonly #rng: Rng;
+  readonly entity: EntityModel;
+  record: WorldRecord | null;
+  readonly #ids = new Map<string, string>();
+  readonly #claims: Record<string, unknown> = {};
+  readonly #candidates: Record<string, string[]> = {};
+  #exists = true;
+
+  constructor(
+    model: WorldModel,
+    maker: RecordMaker,
+    tool: ToolModel,
+    personId: string,
+    identity: Identity,
+    rng: Rng,
+  ) {
+    this.#model = model;
+    this.#maker = maker;
+    this.#tool = tool;
+    this.#personId = personId;
+    this.#identity = identity;
+    this.#rng = rng;
+    this.entity = this.#subjectEntity();
+    this.record = this.entity.isPerson
+      ? (this.#store.get(this.entity.name, personId) ?? null)
+      : this.#pick(this.entity);
+    this.#holdIds();
+  }
+
+  get #store(): Store {
+    return this.#maker.store;
+  }
+
+  /** Applies the world axis value; returns what it did, for the row. */
+  shape(world: WorldKind): Record<string, unknown> {
+    const target = this.#statusTarget();
+    const idOf = (r: WorldRecord, e: EntityModel) => r[e.idField] as string;
+    switch (world) {
+      case "normal":
+        if (
+          target &&
+          target.record.status !== undefined &&
+          target.entity.statuses.terminal.includes(target.record.status as string)
+        ) {
+          target.record.status = this.#rng.pick(target.entity.statuses.usable);
+        }
+        return {};
+      case "record_missing":
+        return this.#makeMissing();
+      case "terminal_state": {
+        if (!target) return { note: "no record with a status to make final" };
+        target.record.status = this.#rng.pick(target.entity.statuses.terminal);
+        this.#store.changed(target.entity.name, target.record);
+        return {
+          terminal: {
+            entity: target.entity.name,
+            id: idOf(target.record, target.entity),
+            status: target.record.status,
+          },
+        };
+      }
+      case "duplicate_records": {
+        if (!target) return { note: "no record to duplicate" };
+        const twin = this.#twin(target.entity, target.record);
+        const ids = [idOf(target.record, target.entity), idOf(twin, target.entity)];
+        const listable = this.#listable(target.entity);
+        if (listable) this.#withhold(target.entity);
+        else
+          for (const [param, value] of this.#ids)
+            if (value === ids[0]) this.#candidates[param] = ids;
+        return { duplicates: ids, entity: target.entity.name, id_withheld: listable };
+      }
+      case "conflicting_records": {
+        if (!target) return { note: "no record to contradict" };
+        const twin = this.#twin(target.entity, target.record);
+        const field = this.#contradict(target.entity, target.record, twin);
+        this.#claims[field] = twin[field];
+        if (!this.#listable(target.entity))
+          this.#store.remove(target.entity.name, idOf(twin, target.entity));
+        return {
+          conflict: {
+            entity: target.entity.name,
+            id: idOf(target.record, target.entity),
+            field,
+            world_value: target.record[field],
+            person_claims: twin[field],
+            ...(this.#listable(target.entity) ? { other_record: idOf(twin, target.entity) } : {}),
+          },
+        };
+      }
+      case "empty_account":
+        return this.#empty();
+    }
+  }
+
+  /** The details the person holds, for the people who will play them. */
+  details(): PersonDetails {
+    return {
+      name: this.#identity.name,
+      email: this.#ids.get("__email") ?? this.#identity.email,
+      phone: this.#identity.phone,
+      ids: Object.fromEntries([...this.#ids].filter(([param]) => param !== "__email")),
+      about: this.#about(),
+      claims: this.#claims,
+      candidates: this.#candidates,
+    };
+  }
+
+  state(world: WorldKind, shaped: Record<string, unknown>): WorldState {
+    const heldId = this.#heldSubjectId();
+    const records: Record<string, number> = {};
+    for (const entity of this.#model.entities.values())
+      records[entity.collection] = this.#store.count(entity.name);
+    const live =
+      heldId === null ? this.record : (this.#store.get(this.entity.name, heldId) ?? null);
+    return {
+      world,
+      person: {
+        customer_id: this.#personId,
+        name: this.#identity.name,
+        email: this.#identity.email,
+      },
+      subject: {
+        entity: this.entity.name,
+        id: heldId,
+        exists: this.#exists && (heldId === null || live !== null),
+        status: live && typeof live.status === "string" ? live.status : null,
+      },
+      shaped,
+      records,
+    };
+  }
+
+  #subjectEntity(): EntityModel {
+    const t = this.#tool;
+    const entity = (name: string) => this.#model.entities.get(name) as EntityModel;
+    if (t.kind === "read_one" || t.kind === "change") return entity(t.entity);
+    const ref = t.debit ?? t.refs.find((r) => r.by === "id" && !entity(r.entity).isPerson);
+    return ref ? entity(ref.entity) : this.#model.person;
+  }
+
+  #pick(entity: EntityModel): WorldRecord | null {
+    const owned = this.#store.ownedBy(entity.name, this.#personId);
+    return owned.length > 0 ? this.#rng.pick(owned) : null;
+  }
+
+  /** Every identifier argument of the tool, filled with what the person would quote. */
+  #holdIds(): void {
+    const t = this.#tool;
+    const params = [
+      ...(t.idParam
+        ? [{ param: t.idParam, entity: t.entity, role: null as string | null, by: "id" }]
+        : []),
+      ...t.refs,
+    ];
+    for (const { param, entity: name, role, by } of params) {
+      const entity = this.#model.entities.get(name) as EntityModel;
+      if (by === "email") {
+        this.#ids.set(param, this.#identity.email);
+        continue;
+      }
+      if (entity.isPerson) {
+        this.#ids.set(param, this.#personId);
+        continue;
+      }
+      let record = entity === this.entity && role !== "to" ? this.record : this.#related(entity);
+      if (role === "to") record = this.#pickOther(entity, this.record);
+      if (record) this.#ids.set(param, record[entity.idField] as string);
+    }
+  }
+
+  /** The person's record of `entity` that goes with the subject: its parent, else any of theirs. */
+  #related(entity: EntityModel): WorldRecord | null {
+    const link = this.entity.parent;
+    if (this.record && link?.entity === entity.name)
+      return this.#store.get(entity.name, this.record[link.field] as string) ?? null;
+    return this.#pick(entity);
+  }
+
+  #pickOther(entity: EntityModel, not: WorldRecord | null): WorldRecord | null {
+    const owned = this.#store.ownedBy(entity.name, this.#personId).filter((r) => r !== not);
+    return owned.length > 0 ? this.#rng.pick(owned) : null;
+  }
+
+  /** The record whose status the world axis changes: the subject, else one of the person's records the tool acts on. */
+  #statusTarget(): { entity: EntityModel; record: WorldRecord } | null {
+    if (this.record && !this.entity.isPerson) return { entity: this.entity, record: this.record };
+    const entity = this.#model.entities.get(this.#tool.entity) as EntityModel;
+    if (entity.isPerson || !entity.seeded) return null;
+    const record = this.#pick(entity);
+    return record ? { entity, record } : null;
+  }
+
+  #makeMissing(): Record<string, unknown> {
+    this.#exists = false;
+    if (this.entity.isPerson) {
+      const stranger = personIdentity(this.#rng, 97);
+      const email = this.#store.personByEmail(stranger.email)
+        ? `x.${stranger.email}`
+        : stranger.email;
+      for (const [param, value] of this.#ids)
+        if (value === this.#identity.email) this.#ids.set(param, email);
+      this.#ids.set("__email", email);
+      const id = this.#maker.freshId(this.entity);
+      for (const [param, value] of this.#ids)
+        if (value === this.#personId) this.#ids.set(param, id);
+      return { missing: { entity: this.entity.name, email, id } };
+    }
+    const id = this.#maker.freshId(this.entity);
+    const param = this.#subjectParam();
+    if (param) this.#ids.set(param, id);
+    return { missing: { entity: this.entity.name, id, param: param ?? null } };
+  }
+
+  /** A copy of a record, and of the records that belong to it, under new ids: same owner, same details. */
+  #twin(entity: EntityModel, record: WorldRecord): WorldRecord {
+    const twin = { ...structuredClone(record), [entity.idField]: this.#maker.freshId(entity) };
+    this.#maker.add(entity, twin);
+    for (const child of this.#model.entities.values()) {
+      if (child.parent?.entity !== entity.name) continue;
+      for (const c of this.#store.childrenOf(child.name, record[entity.idField] as string)) {
+        this.#twin(child, { ...c, [entity.idField]: twin[entity.idField] });
+      }
+    }
+    return twin;
+  }
+
+  /** Makes the twin disagree with the original on one telling field; returns the field. */
+  #contradict(entity: EntityModel, record: WorldRecord, twin: WorldRecord): string {
+    const money = [
+      ...entity.balanceFields,
+      ...[...entity.fields.keys()].filter((f) => /total|amount|price/.test(f)),
+    ][0];
+    if (money && typeof record[money] === "number") {
+      for (const f of entity.balanceFields.length > 0 && entity.balanceFields.includes(money)
+        ? entity.balanceFields
+        : [money]) {
+        twin[f] = Math.round(((record[f] as number) + 10 + this.#rng.int(400)) * 100) / 100;
+      }
+      return money;
+    }
+    const others = entity.statuses.usable.filter((s) => s !== record.status);
+    if (others.length > 0) {
+      twin.status = this.#rng.pick(others);
+      return "status";
+    }
+    const field = [...entity.fields.keys()].find((f) => typeof record[f] === "string") ?? "status";
+    twin[field] =
+      field === "status"
+        ? this.#rng.pick(entity.statuses.terminal)
+        : `${String(record[field])} (${this.#rng.pick(REASONS)})`;
+    return field;
+  }
+
+  #empty(): Record<string, unknown> {
+    if (this.record && this.entity.balanceFields.length > 0) {
+      for (const field of this.entity.balanceFields) this.record[field] = 0;
+      const id = this.record[this.entity.idField] as string;
+      for (const child of this.#model.entities.values()) {
+        if (child.parent?.entity === this.entity.name)
+          for (const c of this.#store.childrenOf(child.name, id))
+            this.#store.remove(child.name, c[child.idField] as string);
+      }
+      this.#store.changed(this.entity.name, this.record);
+      return { emptied: { entity: this.entity.name, id } };
+    }
+    let removed = 0;
+    for (const entity of this.#model.entities.values()) {
+      if (entity.isPerson || entity.parent) continue;
+      for (const record of this.#store.ownedBy(entity.name, this.#personId)) {
+        this.#store.remove(entity.name, record[entity.idField] as string);
+        removed++;
+      }
+    }
+    if (!this.entity.isPerson) this.#exists = false;
+    return {
+      emptied: { entity: this.#model.person.name, id: this.#personId, records_removed: removed },
+    };
+  }
+
+  /** Whether some tool lists records of the entity, so the agent can see several side by side. */
+  #listable(entity: EntityModel): boolean {
+    return [...this.#model.tools.values()].some(
+      (t) => t.kind === "read_many" && t.entity === entity.name,
+    );
+  }
+
+  #withhold(entity: EntityModel): void {
+    for (const [param, value] of [...this.#ids])
+      if (this.#store.has(entity.name, value)) this.#ids.delete(param);
+  }
+
+  #subjectParam(): string | null {
+    const t = this.#tool;
+    if (t.idParam && t.entity === this.entity.name) return t.idParam;
+    return (
+      t.refs.find((r) => r.by === "id" && r.entity === this.entity.name && r.role !== "to")
+        ?.param ?? null
+    );
+  }
+
+  #heldSubjectId(): string | null {
+    if (this.entity.isPerson) return this.#personId;
+    const param = this.#subjectParam();
+    return param
+      ? (this.#ids.get(param) ?? null)
+      : this.record
+        ? (this.record[this.entity.idField] as string)
+        : null;
+  }
+
+  /** The subject in words, for a person who describes rather than quotes it. */
+  #about(): string {
+    const r = this.record;
+    if (!r || this.entity.isPerson) return `their ${this.#model.person.name} account`;
+    const shown = this.#store.view(this.entity.name, r, null);
+    const label = ["name", "description", "type", "items"]
+      .map((f) => shown[f])
+      .find((v) => v !== undefined);
+    const text = Array.isArray(label) ? (label[0] as WorldRecord | undefined)?.name : label;
+    const when = ["created_at", "date"].map((f) => shown[f]).find((v) => typeof v === "string") as
+      | string
+      | undefined;
+    return [
+      `their ${this.entity.name}`,
+      text ? `(${String(text)})` : "",
+      when ? `from ${when.slice(0, 10)}` : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
+  }
+}

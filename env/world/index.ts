@@ -1,0 +1,1 @@
+export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world.ts";

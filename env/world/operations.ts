@@ -1,0 +1,322 @@
+import type { WorldRecord } from "../../spec/index.ts";
+import type { EntityModel, Ref, ToolModel, WorldModel } from "./model.ts";
+import { snake } from "./model.ts";
+import type { Store } from "./store.ts";
+import { WORLD_TODAY } from "./values.ts";
+import { REVIVING_VERBS } from "./vocabulary.ts";
+
+/** A tool's answer before faults: JSON of the result, or the refusal the world says. */
+export type Outcome = { ok: true; json: string } | { ok: false; error: Record<string, unknown> };
+
+/** What a call may touch: the world's records and model, and its two side effects. */
+export interface WorldAccess {
+  readonly store: Store;
+  readonly model: WorldModel;
+  /** A new id for a created record, stable for the world's seed and the order of creations. */
+  newId(entity: EntityModel): string;
+  /** Records that the agent handed the conversation off. */
+  handOff(): void;
+}
+
+/** One call: the world, the tool and its checked arguments. */
+interface CallContext {
+  store: Store;
+  model: WorldModel;
+  world: WorldAccess;
+  tool: ToolModel;
+  args: Record<string, unknown>;
+}
+
+const DEFAULT_LIST_LIMIT = 20;
+const TODAY_TIME = new Date(WORLD_TODAY).toISOString().replace(/\.\d{3}Z$/, "Z");
+const DELETE_VERBS = new Set(["delete", "remove"]);
+
+/** Runs a tool against the store: reads find, writes change or create, and the world says no where it must. */
+export function perform(
+  world: WorldAccess,
+  tool: ToolModel,
+  args: Record<string, unknown>,
+): Outcome {
+  const ctx: CallContext = { store: world.store, model: world.model, world, tool, args };
+  switch (ctx.tool.kind) {
+    case "read_one":
+      return readOne(ctx);
+    case "read_many":
+      return readMany(ctx);
+    case "change":
+      return change(ctx);
+    case "create":
+      return create(ctx);
+    case "handoff":
+      return handoff(ctx);
+  }
+}
+
+function readOne(ctx: CallContext): Outcome {
+  const { tool, store } = ctx;
+  const target = resolveTarget(ctx);
+  if (!target.ok) return target;
+  const refs = resolveRefs(ctx);
+  if (!refs.ok) return refs;
+  return { ok: true, json: store.answer(tool.entity, target.record, tool.tool.name, tool.view) };
+}
+
+function readMany(ctx: CallContext): Outcome {
+  const { tool, store, args } = ctx;
+  const entity = store.entity(tool.entity);
+  const refs = resolveRefs(ctx);
+  if (!refs.ok) return refs;
+  let records: WorldRecord[] | null = null;
+  for (const { ref, record } of refs.records) {
+    const refEntity = store.entity(ref.entity);
+    const id = record[refEntity.idField] as string;
+    const scoped =
+      entity.parent?.entity === ref.entity
+        ? store.childrenOf(entity.name, id)
+        : refEntity.isPerson
+          ? store.ownedBy(entity.name, id)
+          : [...store.all(entity.name)].filter((r) => r[refEntity.idField] === id);
+    records = records === null ? scoped : records.filter((r) => scoped.includes(r));
+  }
+  let list = records ?? [...store.all(entity.name)];
+  for (const param of tool.filters) {
+    const wanted = args[param];
+    if (wanted === undefined) continue;
+    const field = snake(param);
+    list = list.filter((r) => r[field] === undefined || same(r[field], wanted));
+  }
+  list = newestFirst(list);
+  const limit =
+    tool.limitParam && typeof args[tool.limitParam] === "number"
+      ? (args[tool.limitParam] as number)
+      : DEFAULT_LIST_LIMIT;
+  const shown = list.slice(0, Math.max(0, limit)).map((r) => store.view(entity.name, r, tool.view));
+  return {
+    ok: true,
+    json: JSON.stringify({ [entity.collection]: shown, count: shown.length, total: list.length }),
+  };
+}
+
+function change(ctx: CallContext): Outcome {
+  const { tool, store, args } = ctx;
+  const entity = store.entity(tool.entity);
+  const target = resolveTarget(ctx);
+  if (!target.ok) return target;
+  const refs = resolveRefs(ctx);
+  if (!refs.ok) return refs;
+  const { record } = target;
+  const id = record[entity.idField] as string;
+  for (const { ref, record: parent } of refs.records) {
+    if (entity.parent?.entity !== ref.entity) continue;
+    const parentId = parent[store.entity(ref.entity).idField];
+    if (record[entity.parent.field] !== parentId) {
+      return refuse(
+        "not_found",
+        `${entity.name} ${id} is not part of ${ref.entity} ${String(parentId)}`,
+        { looked_up: { [tool.idParam as string]: id, [ref.param]: parentId } },
+      );
+    }
+  }
+  const status = record.status as string | undefined;
+  if (status && entity.statuses.terminal.includes(status) && !REVIVING_VERBS.has(tool.verb)) {
+    return refuse("invalid_state", `${entity.name} ${id} is ${status}; it cannot be changed`, {
+      status,
+    });
+  }
+  if (tool.statusAfter && status === tool.statusAfter) {
+    return refuse("invalid_state", `${entity.name} ${id} is already ${status}`, { status });
+  }
+  const amount = tool.amountParam ? args[tool.amountParam] : undefined;
+  const cap = ["total", "amount", "price"].find((f) => typeof record[f] === "number");
+  if (typeof amount === "number" && cap && amount > (record[cap] as number)) {
+    return refuse(
+      "invalid_amount",
+      `${amount} is more than the ${entity.name}'s ${cap} of ${record[cap]}`,
+      { [cap]: record[cap] },
+    );
+  }
+  if (DELETE_VERBS.has(tool.verb)) {
+    store.remove(entity.name, id);
+    return { ok: true, json: JSON.stringify({ [entity.idField]: id, deleted: true }) };
+  }
+  for (const [param, field] of tool.sets)
+    if (args[param] !== undefined) record[field] = args[param];
+  if (tool.statusAfter) record.status = tool.statusAfter;
+  record.updated_at = TODAY_TIME;
+  store.changed(entity.name, record);
+  return { ok: true, json: JSON.stringify(store.view(entity.name, record, tool.view)) };
+}
+
+function create(ctx: CallContext): Outcome {
+  const { tool, store, args, model } = ctx;
+  const entity = store.entity(tool.entity);
+  const refs = resolveRefs(ctx);
+  if (!refs.ok) return refs;
+  for (const { ref, record } of refs.records) {
+    const refEntity = store.entity(ref.entity);
+    const status = record.status as string | undefined;
+    if (status && refEntity.statuses.terminal.includes(status)) {
+      return refuse(
+        "invalid_state",
+        `${ref.entity} ${String(record[refEntity.idField])} is ${status}`,
+        { [ref.param]: record[refEntity.idField], status },
+      );
+    }
+  }
+  const recordOf = (ref: Ref | null) =>
+    ref ? refs.records.find((r) => r.ref === ref)?.record : undefined;
+  const debit = recordOf(tool.debit);
+  const credit = recordOf(tool.credit);
+  const amount = tool.amountParam ? args[tool.amountParam] : undefined;
+  if (debit && credit && debit === credit) {
+    return refuse("invalid_arguments", "the money would leave and reach the same record", {
+      problems: [
+        `${tool.debit?.param} and ${tool.credit?.param} name the same ${tool.debit?.entity}`,
+      ],
+    });
+  }
+  if (typeof amount === "number" && debit) {
+    const debitEntity = store.entity((tool.debit as Ref).entity);
+    const spendable =
+      debitEntity.balanceFields.find((f) => /available/.test(f)) ?? debitEntity.balanceFields[0];
+    if (
+      spendable &&
+      typeof debit[spendable] === "number" &&
+      (debit[spendable] as number) < amount
+    ) {
+      return refuse(
+        "insufficient_funds",
+        `${debitEntity.name} ${String(debit[debitEntity.idField])} has ${debit[spendable]} available, less than ${amount}`,
+        {
+          available: debit[spendable],
+          requested: amount,
+        },
+      );
+    }
+  }
+  const owner =
+    refs.records.find(({ ref }) => store.entity(ref.entity).isPerson)?.record ??
+    debit ??
+    refs.records[0]?.record;
+  const record: WorldRecord = { [entity.idField]: ctx.world.newId(entity) };
+  if (typeof amount === "number" && debit) {
+    const note = `${tool.tool.name.replace(/_/g, " ")} ${String(record[entity.idField])}`;
+    move(ctx, store.entity((tool.debit as Ref).entity), debit, -amount, note);
+    if (credit) move(ctx, store.entity((tool.credit as Ref).entity), credit, amount, note);
+  }
+  const ownerField = model.person.idField;
+  if (owner?.[ownerField] !== undefined) record[ownerField] = owner[ownerField];
+  for (const [param, value] of Object.entries(args)) record[snake(param)] = value;
+  record.status = entity.statuses.usable.at(-1) ?? "completed";
+  record.created_at = TODAY_TIME;
+  store.add(entity.name, record);
+  return { ok: true, json: JSON.stringify(store.view(entity.name, record, tool.view)) };
+}
+
+function handoff(ctx: CallContext): Outcome {
+  const { store, tool, args } = ctx;
+  const entity = store.entity(tool.entity);
+  const record: WorldRecord = { [entity.idField]: ctx.world.newId(entity), status: "transferred" };
+  for (const [param, value] of Object.entries(args)) record[snake(param)] = value;
+  store.add(entity.name, record);
+  ctx.world.handOff();
+  return {
+    ok: true,
+    json: JSON.stringify({ ...record, message: "A human agent will take over this conversation." }),
+  };
+}
+
+/** Moves money in or out of a record's balances, and enters it in the record's ledger when it has one (an account's transactions). */
+function move(
+  ctx: CallContext,
+  entity: EntityModel,
+  record: WorldRecord,
+  delta: number,
+  note: string,
+): void {
+  const { store, model } = ctx;
+  for (const field of entity.balanceFields) {
+    if (typeof record[field] === "number")
+      record[field] = Math.round(((record[field] as number) + delta) * 100) / 100;
+  }
+  store.changed(entity.name, record);
+  const ledger = [...model.entities.values()].find(
+    (c) => c.parent?.entity === entity.name && c.fields.has("amount"),
+  );
+  if (!ledger) return;
+  const entry: WorldRecord = {
+    [ledger.idField]: ctx.world.newId(ledger),
+    [entity.idField]: record[entity.idField],
+  };
+  if (ledger.fields.has("date")) entry.date = TODAY_TIME.slice(0, 10);
+  if (ledger.fields.has("description")) entry.description = note;
+  entry.amount = Math.abs(delta);
+  if (ledger.fields.has("type")) entry.type = delta < 0 ? "transfer_out" : "transfer_in";
+  entry.status = ledger.statuses.usable[0] ?? "posted";
+  store.add(ledger.name, entry);
+}
+
+function resolveTarget(
+  ctx: CallContext,
+): { ok: true; record: WorldRecord } | { ok: false; error: Record<string, unknown> } {
+  const { tool, store, args } = ctx;
+  const param = tool.idParam as string;
+  const value = String(args[param]);
+  const entity = store.entity(tool.entity);
+  const id = tool.idByEmail ? store.personByEmail(value) : value;
+  const record = id === undefined ? undefined : store.get(entity.name, id);
+  return record ? { ok: true, record } : notFound(entity.name, param, value);
+}
+
+function resolveRefs(
+  ctx: CallContext,
+):
+  | { ok: true; records: { ref: Ref; record: WorldRecord }[] }
+  | { ok: false; error: Record<string, unknown> } {
+  const { tool, store, args } = ctx;
+  const records: { ref: Ref; record: WorldRecord }[] = [];
+  for (const ref of tool.refs) {
+    if (ref.param === tool.idParam && ref.by === "email" && tool.kind !== "read_many") continue;
+    const value = args[ref.param];
+    if (value === undefined) continue;
+    const id = ref.by === "email" ? store.personByEmail(String(value)) : String(value);
+    const record = id === undefined ? undefined : store.get(ref.entity, id);
+    if (!record) return notFound(ref.entity, ref.param, String(value));
+    records.push({ ref, record });
+  }
+  return { ok: true, records };
+}
+
+function notFound(
+  entity: string,
+  param: string,
+  value: string,
+): { ok: false; error: Record<string, unknown> } {
+  return refuse("not_found", `No ${entity} found with ${param} "${value}"`, {
+    looked_up: { [param]: value },
+  });
+}
+
+/** A refusal: an error code, a message an agent can act on, and details. */
+export function refuse(
+  error: string,
+  message: string,
+  details: Record<string, unknown> = {},
+): { ok: false; error: Record<string, unknown> } {
+  return { ok: false, error: { error, message, ...details } };
+}
+
+/** Lists come back newest first when their records carry a date. */
+function newestFirst(records: WorldRecord[]): WorldRecord[] {
+  const field = ["created_at", "date", "updated_at"].find((f) =>
+    records.some((r) => typeof r[f] === "string"),
+  );
+  if (!field) return records;
+  return [...records].sort((a, b) => String(b[field] ?? "").localeCompare(String(a[field] ?? "")));
+}
+
+function same(a: unknown, b: unknown): boolean {
+  return typeof a === "string" && typeof b === "string"
+    ? a.toLowerCase() === b.toLowerCase()
+    : a === b;
+}

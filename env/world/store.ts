@@ -1,0 +1,204 @@
+import type { WorldRecord } from "../../spec/index.ts";
+import type { EntityModel, WorldModel } from "./model.ts";
+
+/**
+ * The world's records, by entity and id, with the indexes calls need: children by parent, records
+ * by owner, people by email, and each record's rendered answer per tool, dropped when it changes.
+ */
+export class Store {
+  readonly model: WorldModel;
+  readonly #records = new Map<string, Map<string, WorldRecord>>();
+  readonly #children = new Map<string, Map<string, string[]>>();
+  readonly #owned = new Map<string, Map<string, string[]>>();
+  readonly #byEmail = new Map<string, string>();
+  readonly #answers = new Map<WorldRecord, Map<string, string>>();
+  /** Per entity: its field that lists child records (order.items), and the child entity. */
+  readonly #childField = new Map<string, { field: string; child: EntityModel }>();
+
+  constructor(model: WorldModel) {
+    this.model = model;
+    for (const entity of model.entities.values()) {
+      this.#records.set(entity.name, new Map());
+      if (entity.parent) {
+        const parent = model.entities.get(entity.parent.entity) as EntityModel;
+        if (parent.fields.has(entity.collection))
+          this.#childField.set(parent.name, { field: entity.collection, child: entity });
+      }
+    }
+  }
+
+  /** The entity model of a name. */
+  entity(name: string): EntityModel {
+    return this.model.entities.get(name) as EntityModel;
+  }
+
+  get(entity: string, id: string): WorldRecord | undefined {
+    return this.#records.get(entity)?.get(id);
+  }
+
+  has(entity: string, id: string): boolean {
+    return this.#records.get(entity)?.has(id) === true;
+  }
+
+  count(entity: string): number {
+    return this.#records.get(entity)?.size ?? 0;
+  }
+
+  all(entity: string): IterableIterator<WorldRecord> {
+    return (this.#records.get(entity) as Map<string, WorldRecord>).values();
+  }
+
+  /** Stores a record and indexes it by parent, owner and (for people) email. */
+  add(entity: string, record: WorldRecord): void {
+    const model = this.entity(entity);
+    const id = record[model.idField] as string;
+    (this.#records.get(entity) as Map<string, WorldRecord>).set(id, record);
+    if (model.isPerson && typeof record.email === "string")
+      this.#byEmail.set(record.email.toLowerCase(), id);
+    if (model.parent) index(this.#children, entity, record[model.parent.field] as string, id);
+    else if (!model.isPerson)
+      index(this.#owned, entity, record[this.model.person.idField] as string, id);
+    if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
+  }
+
+  /** Removes a record and its children. */
+  remove(entity: string, id: string): void {
+    const model = this.entity(entity);
+    const record = this.get(entity, id);
+    if (!record) return;
+    for (const child of this.model.entities.values()) {
+      if (child.parent?.entity !== entity) continue;
+      for (const childId of [...(this.#children.get(child.name)?.get(id) ?? [])])
+        this.remove(child.name, childId);
+    }
+    (this.#records.get(entity) as Map<string, WorldRecord>).delete(id);
+    this.#answers.delete(record);
+    if (model.isPerson && typeof record.email === "string")
+      this.#byEmail.delete(record.email.toLowerCase());
+    if (model.parent) unindex(this.#children, entity, record[model.parent.field] as string, id);
+    else if (!model.isPerson)
+      unindex(this.#owned, entity, record[this.model.person.idField] as string, id);
+    if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
+  }
+
+  /** Marks a record as changed, so its answers (and its parent's, which list it) are rendered again. */
+  changed(entity: string, record: WorldRecord): void {
+    this.#answers.delete(record);
+    const model = this.entity(entity);
+    if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
+  }
+
+  /** The person whose email this is, case-insensitively. */
+  personByEmail(email: string): string | undefined {
+    return this.#byEmail.get(email.toLowerCase());
+  }
+
+  /** Records of `entity` that belong to the parent record `parentId`. */
+  childrenOf(entity: string, parentId: string): WorldRecord[] {
+    return (this.#children.get(entity)?.get(parentId) ?? []).map(
+      (id) => this.get(entity, id) as WorldRecord,
+    );
+  }
+
+  /** Records of `entity` owned by a person, directly or through their parent records. */
+  ownedBy(entity: string, personId: string): WorldRecord[] {
+    const model = this.entity(entity);
+    if (model.isPerson)
+      return [this.get(entity, personId)].filter((r): r is WorldRecord => r !== undefined);
+    if (!model.parent)
+      return (this.#owned.get(entity)?.get(personId) ?? []).map(
+        (id) => this.get(entity, id) as WorldRecord,
+      );
+    const parentModel = this.entity(model.parent.entity);
+    return this.ownedBy(parentModel.name, personId).flatMap((parent) =>
+      this.childrenOf(entity, parent[parentModel.idField] as string),
+    );
+  }
+
+  /** The answer a tool gives about a record, as JSON, rendered once until the record changes. */
+  answer(entity: string, record: WorldRecord, tool: string, fields: string[] | null): string {
+    let byTool = this.#answers.get(record);
+    if (!byTool) {
+      byTool = new Map();
+      this.#answers.set(record, byTool);
+    }
+    let json = byTool.get(tool);
+    if (json === undefined) {
+      json = JSON.stringify(this.view(entity, record, fields));
+      byTool.set(tool, json);
+    }
+    return json;
+  }
+
+  /** A record as an answer shows it: its id, the fields asked for (all when null), and its status. */
+  view(entity: string, record: WorldRecord, fields: string[] | null): WorldRecord {
+    const model = this.entity(entity);
+    const out: WorldRecord = { [model.idField]: record[model.idField] };
+    const childField = this.#childField.get(entity);
+    const names =
+      fields ?? (childField ? [...Object.keys(record), childField.field] : Object.keys(record));
+    for (const field of names) {
+      if (field === model.idField) continue;
+      if (childField?.field === field) {
+        const { child } = childField;
+        out[field] = this.childrenOf(child.name, record[model.idField] as string).map((c) => {
+          const { [model.idField]: _parent, ...rest } = c;
+          return rest;
+        });
+      } else if (record[field] !== undefined) out[field] = record[field];
+    }
+    if (record.status !== undefined) out.status = record.status;
+    return out;
+  }
+
+  /** Every record, by collection, in insertion order: the store's part of a snapshot. */
+  toJSON(): Record<string, WorldRecord[]> {
+    const out: Record<string, WorldRecord[]> = {};
+    for (const [entity, records] of this.#records)
+      out[this.entity(entity).collection] = [...records.values()];
+    return out;
+  }
+
+  /** A store holding exactly the records of a snapshot. */
+  static from(model: WorldModel, collections: Record<string, WorldRecord[]>): Store {
+    const store = new Store(model);
+    for (const entity of model.entities.values()) {
+      for (const record of collections[entity.collection] ?? [])
+        store.add(entity.name, structuredClone(record));
+    }
+    return store;
+  }
+
+  #forget(entity: string, id: string): void {
+    const record = this.get(entity, id);
+    if (record) this.#answers.delete(record);
+  }
+}
+
+function index(
+  map: Map<string, Map<string, string[]>>,
+  entity: string,
+  key: string,
+  id: string,
+): void {
+  let byKey = map.get(entity);
+  if (!byKey) {
+    byKey = new Map();
+    map.set(entity, byKey);
+  }
+  const ids = byKey.get(key);
+  if (ids) ids.push(id);
+  else byKey.set(key, [id]);
+}
+
+function unindex(
+  map: Map<string, Map<string, string[]>>,
+  entity: string,
+  key: string,
+  id: string,
+): void {
+  const ids = map.get(entity)?.get(key);
+  if (!ids) return;
+  const at = ids.indexOf(id);
+  if (at >= 0) ids.splice(at, 1);
+}

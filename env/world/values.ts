@@ -1,0 +1,287 @@
+import type { Rng } from "../rng.ts";
+import {
+  CARRIERS,
+  CITIES,
+  CURRENCIES,
+  FIRST_NAMES,
+  ISSUES,
+  LAST_NAMES,
+  MAIL_DOMAINS,
+  MERCHANTS,
+  PAYEES,
+  PRODUCTS,
+  REASONS,
+  SCAN_PLACES,
+  STREETS,
+  VARIANTS,
+  WORDS,
+} from "./vocabulary.ts";
+
+/** A JSON Schema fragment as found in tool schemas: only the keywords the generator reads. */
+export interface SchemaFragment {
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  pattern?: string;
+  properties?: Record<string, SchemaFragment>;
+  items?: SchemaFragment;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  minLength?: number;
+  maxLength?: number;
+  description?: string;
+}
+
+/** The world's fixed "today": every date is relative to it, so output never depends on the clock. */
+export const WORLD_TODAY = Date.UTC(2026, 5, 15);
+const DAY = 86_400_000;
+
+/** What a value is generated for: the stream, the entity, and the owner whose details it may copy. */
+export interface ValueContext {
+  rng: Rng;
+  entity: string;
+  /** Whether the record is the person's own (so `name` is their name, not the record's label). */
+  isPerson: boolean;
+  currency: string;
+  owner?: { name: string; email: string; phone: string; address: string };
+}
+
+/** A person's identity: name, unique email, phone and postal address. */
+export function personIdentity(
+  rng: Rng,
+  serial: number,
+): { name: string; email: string; phone: string; address: string } {
+  const first = rng.pick(FIRST_NAMES);
+  const last = rng.pick(LAST_NAMES);
+  const local = `${first}.${last}`
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/[^a-z.]/g, "");
+  return {
+    name: `${first} ${last}`,
+    email: `${local}${serial > 0 ? serial : ""}@${rng.pick(MAIL_DOMAINS)}`,
+    phone: `+1 (${200 + rng.int(700)}) 555-${String(rng.int(10_000)).padStart(4, "0")}`,
+    address: address(rng),
+  };
+}
+
+/** A currency for the whole world. */
+export function worldCurrency(rng: Rng): string {
+  return rng.pick(CURRENCIES);
+}
+
+/** A plausible value for a field, from its schema when given and its name otherwise. */
+export function valueFor(
+  field: string,
+  schema: SchemaFragment | undefined,
+  ctx: ValueContext,
+): unknown {
+  const s = schema ?? {};
+  if (s.const !== undefined) return s.const;
+  if (Array.isArray(s.enum) && s.enum.length > 0) return ctx.rng.pick(s.enum);
+  const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+  if (type === "object" && s.properties) {
+    const out: Record<string, unknown> = {};
+    for (const [name, sub] of Object.entries(s.properties)) out[name] = valueFor(name, sub, ctx);
+    return out;
+  }
+  if (
+    type === "array" ||
+    (type === undefined && /^(items|products|lines|line_items)$/.test(field))
+  ) {
+    const item = s.items ?? (/items|products|lines/.test(field) ? undefined : { type: "string" });
+    const count = 1 + ctx.rng.int(3);
+    return Array.from({ length: count }, () =>
+      item ? valueFor(singular(field), item, ctx) : lineItem(ctx),
+    );
+  }
+  const named = byName(field.toLowerCase(), s, ctx);
+  if (named !== undefined) return coerce(named, type, s, ctx);
+  return byType(type, s, field, ctx);
+}
+
+function byName(field: string, s: SchemaFragment, ctx: ValueContext): unknown {
+  const { rng } = ctx;
+  if (s.format === "email" || /(^|_)email(_address)?$/.test(field))
+    return ctx.owner?.email ?? personIdentity(rng, rng.int(90)).email;
+  if (/(^|_)(phone|mobile|phone_number|telephone)$/.test(field))
+    return ctx.owner?.phone ?? personIdentity(rng, 0).phone;
+  if (field === "name" && !ctx.isPerson) return labelFor(ctx);
+  if (/^(name|full_name|customer_name|holder_name|account_holder|user_name)$/.test(field)) {
+    return ctx.owner?.name ?? personIdentity(rng, 0).name;
+  }
+  if (/^(assignee|assigned_to|agent|technician|handler|rep|owner_name|manager)$/.test(field))
+    return personIdentity(rng, 0).name;
+  if (/^(subject|issue|problem|title)$/.test(field) && !/item|product/.test(ctx.entity))
+    return rng.pick(ISSUES);
+  if (field === "first_name") return (ctx.owner?.name ?? personIdentity(rng, 0).name).split(" ")[0];
+  if (field === "last_name")
+    return (ctx.owner?.name ?? personIdentity(rng, 0).name).split(" ").slice(1).join(" ");
+  if (/address$/.test(field) && !/email|(^|_)ip(_|$)/.test(field))
+    return ctx.owner?.address ?? address(rng);
+  if (field === "city") return rng.pick(CITIES)[0];
+  if (/^(zip|postcode|postal_code|zip_code)$/.test(field)) return rng.pick(CITIES)[1];
+  if (field === "country") return rng.pick(["US", "GB", "CA", "FR", "AU", "IE"]);
+  if (field === "currency") return ctx.currency;
+  if (s.format === "date" || /(_date|_on)$|^(date|due|expires|expiry|dob|birthday)$/.test(field)) {
+    return isoDate(rng, /due|expir|next|scheduled/.test(field) ? 1 : -1);
+  }
+  if (s.format === "date-time" || /(_at|_time|timestamp)$|^(created|updated|time)$/.test(field)) {
+    return new Date(WORLD_TODAY - rng.int(90) * DAY - rng.int(DAY))
+      .toISOString()
+      .replace(/\.\d{3}Z$/, "Z");
+  }
+  if (/^(balance|current|available|current_balance|available_balance|credit_limit)$/.test(field))
+    return money(rng, 150, 9000);
+  if (/(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid)/.test(field))
+    return money(rng, 8, 450);
+  if (/^(quantity|qty|count|number_of_items|units)$/.test(field)) return 1 + rng.int(4);
+  if (field === "carrier") return rng.pick(CARRIERS);
+  if (/tracking(_number|_id|_code)?$/.test(field)) return `1Z${alphanumeric(rng, 16)}`;
+  if (/(last_scan|location|last_location|scan)/.test(field))
+    return `${rng.pick(SCAN_PLACES)}, ${isoDate(rng, -1)}`;
+  if (/^(eta|estimated_delivery|delivery_estimate)$/.test(field)) return isoDate(rng, 1);
+  if (/(product|item_name|^item$|^title$)/.test(field)) return rng.pick(PRODUCTS);
+  if (/(variant|size|colou?r)/.test(field)) return rng.pick(VARIANTS);
+  if (/reason/.test(field)) return rng.pick(REASONS);
+  if (/^(payee|payee_name|biller|vendor)$/.test(field)) return rng.pick(PAYEES);
+  if (/(merchant|counterparty)/.test(field)) return rng.pick(MERCHANTS);
+  if (/(description|memo|narrative|details)/.test(field)) {
+    if (/transaction|payment|charge|transfer/.test(ctx.entity)) return rng.pick(MERCHANTS);
+    if (/ticket|issue|case|incident|request/.test(ctx.entity))
+      return `${rng.pick(ISSUES)} since ${isoDate(rng, -1)}`;
+    return `${labelFor(ctx)}, ${rng.pick(["standard terms", "renewed yearly", "added by the customer", "opened online"])}`;
+  }
+  if (/^(note|notes|comment|summary|message)$/.test(field))
+    return `${rng.pick(["re:", "about", "for"])} ${rng.pick(PRODUCTS)}`;
+  if (/^(type|kind|category|account_type|card_type)$/.test(field)) return categoryFor(ctx);
+  if (/(last4|last_four|last_4)/.test(field)) return String(rng.int(10_000)).padStart(4, "0");
+  if (/^(is_|has_|can_)/.test(field)) return rng.chance(0.5);
+  if (/(^id$|_id$)/.test(field))
+    return `${field.replace(/_id$/, "").slice(0, 3).toUpperCase() || "ID"}-${digits(rng, 6)}`;
+  return undefined;
+}
+
+function byType(
+  type: string | undefined,
+  s: SchemaFragment,
+  field: string,
+  ctx: ValueContext,
+): unknown {
+  const { rng } = ctx;
+  switch (type) {
+    case "integer":
+      return Math.round(bounded(s, rng, 1, 20));
+    case "number":
+      return Math.round(bounded(s, rng, 1, 100) * 100) / 100;
+    case "boolean":
+      return rng.chance(0.5);
+    case "null":
+      return null;
+    default:
+      return `${rng.pick(WORDS)} ${field.replace(/_/g, " ")}`.slice(0, s.maxLength ?? 80);
+  }
+}
+
+/** Makes a generated value fit the declared type (a money amount for a string field, and so on). */
+function coerce(
+  value: unknown,
+  type: string | undefined,
+  s: SchemaFragment,
+  ctx: ValueContext,
+): unknown {
+  if (type === undefined) return value;
+  if (type === "string") return typeof value === "string" ? value : String(value);
+  if (type === "integer")
+    return typeof value === "number" ? Math.round(value) : byType(type, s, "", ctx);
+  if (type === "number") return typeof value === "number" ? value : byType(type, s, "", ctx);
+  if (type === "boolean") return typeof value === "boolean" ? value : ctx.rng.chance(0.5);
+  return value;
+}
+
+function bounded(s: SchemaFragment, rng: Rng, low: number, high: number): number {
+  const min = s.minimum ?? (s.exclusiveMinimum !== undefined ? s.exclusiveMinimum + 1 : low);
+  const max = s.maximum ?? Math.max(min + 1, high);
+  return min + rng.next() * (max - min);
+}
+
+function lineItem(ctx: ValueContext): Record<string, unknown> {
+  return {
+    name: ctx.rng.pick(PRODUCTS),
+    variant: ctx.rng.pick(VARIANTS),
+    quantity: 1 + ctx.rng.int(3),
+    price: money(ctx.rng, 8, 220),
+  };
+}
+
+/** What a record of a non-person entity is called: a product, a payee, an account's nickname. */
+function labelFor(ctx: ValueContext): string {
+  const { rng, entity } = ctx;
+  if (/item|product/.test(entity)) return rng.pick(PRODUCTS);
+  if (/payee|biller|merchant/.test(entity)) return rng.pick(PAYEES);
+  if (/account/.test(entity))
+    return rng.pick([
+      "Everyday checking",
+      "Rainy-day savings",
+      "Joint checking",
+      "Holiday savings",
+    ]);
+  if (/card/.test(entity)) return rng.pick(["Visa debit", "Mastercard credit", "Travel card"]);
+  const word = rng.pick(WORDS);
+  return `${word[0]?.toUpperCase()}${word.slice(1)} ${entity.replace(/_/g, " ")}`;
+}
+
+function categoryFor(ctx: ValueContext): string {
+  if (/account/.test(ctx.entity)) return ctx.rng.pick(["checking", "savings"]);
+  if (/card/.test(ctx.entity)) return ctx.rng.pick(["debit", "credit"]);
+  if (/payee|biller/.test(ctx.entity))
+    return ctx.rng.pick(["utility", "insurance", "rent", "subscription", "person"]);
+  if (/transaction/.test(ctx.entity))
+    return ctx.rng.pick(["card_payment", "direct_debit", "transfer_in", "transfer_out"]);
+  return ctx.rng.pick(["standard", "express", "premium"]);
+}
+
+function address(rng: Rng): string {
+  const [city, code] = rng.pick(CITIES);
+  return `${1 + rng.int(240)} ${rng.pick(STREETS)}, ${city} ${code}`;
+}
+
+function isoDate(rng: Rng, direction: 1 | -1): string {
+  return new Date(WORLD_TODAY + direction * (1 + rng.int(120)) * DAY).toISOString().slice(0, 10);
+}
+
+/** A money amount with two decimals in [low, high). */
+export function money(rng: Rng, low: number, high: number): number {
+  return Math.round((low + rng.next() * (high - low)) * 100) / 100;
+}
+
+/** `n` random decimal digits. */
+export function digits(rng: Rng, n: number): string {
+  let out = "";
+  for (let i = 0; i < n; i++) out += String(rng.int(10));
+  return out;
+}
+
+function alphanumeric(rng: Rng, n: number): string {
+  const chars = "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789";
+  let out = "";
+  for (let i = 0; i < n; i++) out += chars[rng.int(chars.length)];
+  return out;
+}
+
+/** English singular of a plural noun: orders → order, entries → entry, addresses → address. */
+export function singular(word: string): string {
+  if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
+  if (/(ss|sh|ch|x|z)es$/.test(word)) return word.slice(0, -2);
+  if (/[^s]s$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/** English plural of a noun: order → orders, entry → entries, address → addresses. */
+export function plural(word: string): string {
+  if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
+  if (/(s|sh|ch|x|z)$/.test(word)) return `${word}es`;
+  return `${word}s`;
+}

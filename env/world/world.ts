@@ -1,0 +1,337 @@
+import {
+  type Fault,
+  type PersonDetails,
+  type Situation,
+  SituationSchema,
+  type WorldSnapshot,
+  WorldSnapshotSchema,
+  type WorldState,
+} from "../../spec/index.ts";
+import { Agent } from "../agent.ts";
+import { Rng } from "../rng.ts";
+import { issuesOf, SpecError } from "../spec-error.ts";
+import { buildWorld } from "./build.ts";
+import {
+  RESULT_FAULTS,
+  SERVER_FAULTS,
+  scheduleFaults,
+  serverFaultAnswer,
+  spoil,
+} from "./faults.ts";
+import { type EntityModel, type ToolModel, WorldModel } from "./model.ts";
+import { type Outcome, perform, refuse, type WorldAccess } from "./operations.ts";
+import { placeholderReason } from "./placeholders.ts";
+import { Store } from "./store.ts";
+
+/** A tool's answer as the agent sees it: `content` is the tool message; `error` is the refusal's code. */
+export interface ToolAnswer {
+  ok: boolean;
+  content: string;
+  error?: string;
+}
+
+/** What a world is built from. */
+export interface WorldOptions {
+  /** The agent spec (validated here) or an {@link Agent}. */
+  spec: unknown;
+  situation: Situation;
+  /** Defaults to the situation's seed. */
+  seed?: number;
+  /** Grow the world with other people's records until it holds at least this many. */
+  size?: number;
+}
+
+/** Builds the world behind a situation's tools: deterministic for (spec, situation, seed). */
+export function createWorld(options: WorldOptions): World {
+  const agent = Agent.from(options.spec);
+  const situation = checkedSituation(agent, options.situation);
+  const seed = options.seed ?? situation.seed;
+  const model = WorldModel.of(agent);
+  const built = buildWorld(model, situation, seed, options.size);
+  return new World(
+    agent,
+    model,
+    situation,
+    seed,
+    built.store,
+    built.person,
+    built.state,
+    scheduleFaults(situation),
+  );
+}
+
+/**
+ * The simulated world: `call(tool, args)` answers as the tool would — reads find records, writes
+ * change them and later reads see it — and says no with a message an agent can act on. Every
+ * answer, refusal or fault is returned as the tool's message; nothing is thrown past it.
+ */
+export class World implements WorldAccess {
+  readonly agent: Agent;
+  readonly situation: Situation;
+  readonly seed: number;
+  /** What the person holds: name, email, phone, the identifiers they can quote, the subject in words. */
+  readonly person: PersonDetails;
+  readonly model: WorldModel;
+  readonly store: Store;
+  readonly #state: WorldState;
+  readonly #faults: Fault[];
+  readonly #calls = new Map<string, number>();
+  #created = 0;
+  #handedOff = false;
+
+  constructor(
+    agent: Agent,
+    model: WorldModel,
+    situation: Situation,
+    seed: number,
+    store: Store,
+    person: PersonDetails,
+    state: WorldState,
+    faults: Fault[],
+  ) {
+    this.agent = agent;
+    this.model = model;
+    this.situation = situation;
+    this.seed = seed;
+    this.store = store;
+    this.person = person;
+    this.#state = state;
+    this.#faults = faults;
+  }
+
+  /** Calls a tool with arguments given as an object or as the JSON string a model produced. */
+  call(name: string, args: unknown): ToolAnswer {
+    const tool = this.model.tools.get(name);
+    if (!tool) {
+      return answer(
+        refuse(
+          "unknown_tool",
+          `No tool named "${name}"; available tools: ${[...this.model.tools.keys()].join(", ")}`,
+        ),
+      );
+    }
+    const n = (this.#calls.get(name) ?? 0) + 1;
+    this.#calls.set(name, n);
+    const parsed = parseArguments(args);
+    if (!parsed.ok) return answer(parsed);
+    const serverFault = this.#faults.length === 0 ? undefined : this.#dueFault(name, n, "server");
+    if (serverFault) {
+      serverFault.fired.push(n);
+      return answer({
+        ok: false,
+        error: serverFaultAnswer(
+          serverFault.kind,
+          name,
+          new Rng(this.seed, "fault", this.situation.id, String(n)),
+        ),
+      });
+    }
+    const problems = tool.check(parsed.args);
+    if (problems.length > 0)
+      return answer(
+        refuse("invalid_arguments", `The arguments to ${name} were refused`, { problems }),
+      );
+    const placeholder = this.#placeholder(tool, parsed.args);
+    if (placeholder) return answer(placeholder);
+    const outcome = perform(this, tool, parsed.args);
+    if (outcome.ok && this.#faults.length > 0) {
+      const resultFault = this.#dueFault(name, n, "result");
+      if (resultFault) {
+        resultFault.fired.push(n);
+        return {
+          ok: true,
+          content: spoil(resultFault.kind, outcome.json, this.seed, this.situation.id),
+        };
+      }
+    }
+    return answer(outcome);
+  }
+
+  /** Whether the agent has handed the conversation to a human. */
+  get handedOff(): boolean {
+    return this.#handedOff;
+  }
+
+  /** The faults scheduled on the situation's tool, with the calls they answered. */
+  get faults(): Fault[] {
+    return structuredClone(this.#faults);
+  }
+
+  /** The world as a row records it (`situation.world_state`), with current record counts. */
+  describe(): WorldState {
+    const state = structuredClone(this.#state);
+    for (const entity of this.model.entities.values())
+      state.records[entity.collection] = this.store.count(entity.name);
+    return state;
+  }
+
+  /** The record a tool would show for an id, for tests and graders; undefined when there is none. */
+  peek(entity: string, id: string): Record<string, unknown> | undefined {
+    const record = this.store.get(entity, id);
+    return record ? structuredClone(record) : undefined;
+  }
+
+  /** Everything needed to rebuild this world exactly as it is now. */
+  snapshot(): WorldSnapshot {
+    return {
+      version: 1,
+      spec_hash: this.agent.hash,
+      situation_id: this.situation.id,
+      seed: this.seed,
+      collections: structuredClone(this.store.toJSON()),
+      created: this.#created,
+      calls: Object.fromEntries(this.#calls),
+      faults: structuredClone(this.#faults),
+      handed_off: this.#handedOff,
+      state: structuredClone(this.#state),
+      person: structuredClone(this.person),
+    };
+  }
+
+  /** A world rebuilt from a snapshot; the spec and situation must be the ones it was taken from. */
+  static restore(spec: unknown, situation: Situation, snapshot: unknown): World {
+    const agent = Agent.from(spec);
+    const parsed = WorldSnapshotSchema.safeParse(snapshot);
+    if (!parsed.success) throw new SpecError("world snapshot", issuesOf(parsed.error, snapshot));
+    const s = parsed.data;
+    const problems = [];
+    if (s.spec_hash !== agent.hash)
+      problems.push({
+        path: "spec_hash",
+        message: `was taken from spec ${s.spec_hash.slice(0, 12)}, not ${agent.hash.slice(0, 12)}`,
+      });
+    if (s.situation_id !== situation.id)
+      problems.push({
+        path: "situation_id",
+        message: `was taken from situation ${s.situation_id}, not ${situation.id}`,
+      });
+    if (problems.length > 0) throw new SpecError("world snapshot", problems);
+    const model = WorldModel.of(agent);
+    const world = new World(
+      agent,
+      model,
+      situation,
+      s.seed,
+      Store.from(model, s.collections),
+      s.person,
+      s.state,
+      s.faults,
+    );
+    world.#created = s.created;
+    for (const [tool, n] of Object.entries(s.calls)) world.#calls.set(tool, n);
+    world.#handedOff = s.handed_off;
+    return world;
+  }
+
+  /** Part of {@link WorldAccess}: the agent handed off. */
+  handOff(): void {
+    this.#handedOff = true;
+  }
+
+  /** Part of {@link WorldAccess}: a new id, stable for the seed and the order of creations. */
+  newId(entity: EntityModel): string {
+    const rng = new Rng(this.seed, "world", this.situation.id, "created", String(this.#created++));
+    for (;;) {
+      const id = entity.idFormat.make(rng);
+      if (!this.store.has(entity.name, id)) return id;
+    }
+  }
+
+  /** The fault that answers call n of a tool: a server fault at its call (every call from it when persistent), or a result fault not yet fired. */
+  #dueFault(tool: string, n: number, stage: "server" | "result"): Fault | undefined {
+    for (const f of this.#faults) {
+      if (f.tool !== tool) continue;
+      if (
+        stage === "server" &&
+        SERVER_FAULTS.has(f.kind) &&
+        (f.persistent ? n >= f.at_call : n === f.at_call)
+      )
+        return f;
+      if (stage === "result" && RESULT_FAULTS.has(f.kind) && n >= f.at_call && f.fired.length === 0)
+        return f;
+    }
+    return undefined;
+  }
+
+  /** A refusal for the first argument that echoes the schema instead of the person's details. */
+  #placeholder(tool: ToolModel, args: Record<string, unknown>): Outcome | null {
+    const properties = (tool.tool.parameters.properties ?? {}) as Record<
+      string,
+      { description?: string }
+    >;
+    for (const [param, value] of Object.entries(args)) {
+      if (typeof value !== "string") continue;
+      const ref =
+        param === tool.idParam
+          ? tool.entity
+          : tool.refs.find((r) => r.param === param && r.by === "id")?.entity;
+      if (ref !== undefined && this.store.has(ref, value)) continue;
+      const reason = placeholderReason(
+        param,
+        value,
+        properties[param]?.description,
+        tool.examples.get(param),
+      );
+      if (reason) {
+        return refuse(
+          "placeholder_argument",
+          `"${param}" looks like a placeholder, not a detail the person gave: ${reason}`,
+          {
+            argument: param,
+            value,
+            hint: `Use the ${param.replace(/_/g, " ")} the person gave or a tool returned; if you do not have it, ask the person.`,
+          },
+        );
+      }
+    }
+    return null;
+  }
+}
+
+function answer(outcome: Outcome | { ok: false; error: Record<string, unknown> }): ToolAnswer {
+  if (outcome.ok) return { ok: true, content: outcome.json };
+  return { ok: false, content: JSON.stringify(outcome.error), error: String(outcome.error.error) };
+}
+
+function parseArguments(
+  args: unknown,
+): { ok: true; args: Record<string, unknown> } | { ok: false; error: Record<string, unknown> } {
+  let value = args;
+  if (typeof args === "string") {
+    if (args.trim() === "") value = {};
+    else {
+      try {
+        value = JSON.parse(args);
+      } catch (error) {
+        return refuse("invalid_arguments", "The arguments are not valid JSON", {
+          problems: [(error as Error).message],
+        });
+      }
+    }
+  }
+  if (value === null || value === undefined) value = {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return refuse("invalid_arguments", "The arguments must be a JSON object", {
+      problems: [`got ${Array.isArray(value) ? "an array" : typeof value}`],
+    });
+  }
+  return { ok: true, args: value as Record<string, unknown> };
+}
+
+function checkedSituation(agent: Agent, situation: Situation): Situation {
+  const parsed = SituationSchema.safeParse(situation);
+  if (!parsed.success) throw new SpecError("situation", issuesOf(parsed.error, situation));
+  const issues = (["tool", "rule", "stance", "world", "condition", "history"] as const).flatMap(
+    (axis) =>
+      agent.axes[axis].some((v) => v.name === situation.axes[axis])
+        ? []
+        : [
+            {
+              path: `axes.${axis}`,
+              message: `"${situation.axes[axis]}" is not a ${axis} of this spec`,
+            },
+          ],
+  );
+  if (issues.length > 0) throw new SpecError("situation", issues);
+  return parsed.data;
+}
