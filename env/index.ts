@@ -18,3 +18,4 @@ export {
 } from "./plan.ts";
 export { Rng, type Seed } from "./rng.ts";
 export { SpecError, type SpecIssue } from "./spec-error.ts";
+export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AgentSpecSchema, ToolDefinitionSchema } from "./agent.ts";
 import { CoverageSchema, SituationSchema } from "./situation.ts";
+import { WorldSnapshotSchema, WorldStateSchema } from "./world.ts";
 
 /** Every top-level contract, by the file name its JSON Schema is written under. */
 export const TOP_LEVEL_CONTRACTS = {
@@ -8,6 +9,8 @@ export const TOP_LEVEL_CONTRACTS = {
   "tool-definition": ToolDefinitionSchema,
   situation: SituationSchema,
   coverage: CoverageSchema,
+  "world-state": WorldStateSchema,
+  "world-snapshot": WorldSnapshotSchema,
 } as const;
 
 /** JSON Schemas (draft 2020-12) for every top-level contract, generated from the zod schemas. */

@@ -66,6 +66,8 @@ export interface ToolModel {
   check: ArgumentCheck;
   /** Example values in parameter descriptions, by parameter: an agent echoing one is refused. */
   examples: Map<string, string>;
+  /** The entity each identifier argument names (the target's and the refs'), for quick lookups. */
+  idEntities: Map<string, string>;
 }
 
 const STOP = new Set([
@@ -233,10 +235,13 @@ export class WorldModel {
       credit: null,
       check: argumentCheck(tool.parameters),
       examples: examplesOf(properties),
+      idEntities: new Map(),
     };
     this.#target(model, noun, nouns[0], refs);
     model.refs = refs.filter((r) => r.param !== model.idParam || r.by === "email");
     model.idByEmail = refs.some((r) => r.param === model.idParam && r.by === "email");
+    if (model.idParam && !model.idByEmail) model.idEntities.set(model.idParam, model.entity);
+    for (const ref of model.refs) if (ref.by === "id") model.idEntities.set(ref.param, ref.entity);
     if (model.kind === "change") {
       model.statusAfter = STATUS_AFTER[verb] ?? null;
       for (const param of Object.keys(properties)) {

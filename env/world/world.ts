@@ -165,12 +165,6 @@ export class World implements WorldAccess {
     return state;
   }
 
-  /** The record a tool would show for an id, for tests and graders; undefined when there is none. */
-  peek(entity: string, id: string): Record<string, unknown> | undefined {
-    const record = this.store.get(entity, id);
-    return record ? structuredClone(record) : undefined;
-  }
-
   /** Everything needed to rebuild this world exactly as it is now. */
   snapshot(): WorldSnapshot {
     return {
@@ -259,13 +253,11 @@ export class World implements WorldAccess {
       string,
       { description?: string }
     >;
-    for (const [param, value] of Object.entries(args)) {
+    for (const param in args) {
+      const value = args[param];
       if (typeof value !== "string") continue;
-      const ref =
-        param === tool.idParam
-          ? tool.entity
-          : tool.refs.find((r) => r.param === param && r.by === "id")?.entity;
-      if (ref !== undefined && this.store.has(ref, value)) continue;
+      const entity = tool.idEntities.get(param);
+      if (entity !== undefined && this.store.has(entity, value)) continue;
       const reason = placeholderReason(
         param,
         value,
