@@ -1,5 +1,8 @@
 import { z } from "zod";
 import { AgentSpecSchema, ToolDefinitionSchema } from "./agent.ts";
+import { DatasetMetaSchema } from "./dataset.ts";
+import { AssistantMessageSchema } from "./messages.ts";
+import { RowSchema } from "./row.ts";
 import { CoverageSchema, SituationSchema } from "./situation.ts";
 import { WorldSnapshotSchema, WorldStateSchema } from "./world.ts";
 
@@ -11,6 +14,9 @@ export const TOP_LEVEL_CONTRACTS = {
   coverage: CoverageSchema,
   "world-state": WorldStateSchema,
   "world-snapshot": WorldSnapshotSchema,
+  row: RowSchema,
+  "dataset-meta": DatasetMetaSchema,
+  "assistant-message": AssistantMessageSchema,
 } as const;
 
 /** JSON Schemas (draft 2020-12) for every top-level contract, generated from the zod schemas. */
