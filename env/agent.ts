@@ -29,6 +29,8 @@ export class Agent {
   readonly world: WorldDials;
   /** SHA-256 of the normalised spec: what situation ids are derived from. */
   readonly hash: string;
+  /** The spec as given (validated), to write beside the data it produced. */
+  readonly spec: AgentSpec;
 
   private constructor(
     spec: AgentSpec,
@@ -37,6 +39,7 @@ export class Agent {
     axes: Axes,
     forbidden: ForbiddenPair[],
   ) {
+    this.spec = spec;
     this.name = spec.name;
     this.system_prompt = spec.system_prompt;
     this.tools = tools;

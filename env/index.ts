@@ -8,14 +8,48 @@ export {
   coveringArray,
   type ValuePair,
 } from "./covering/index.ts";
+export { Dataset, loadDataset } from "./dataset.ts";
+export {
+  DEFAULT_MAX_TURNS,
+  Episode,
+  EpisodeError,
+  type EpisodeOptions,
+  type Observation,
+  type StepResult,
+} from "./episode.ts";
+export type { Check, Grade } from "./grade/outcome.ts";
+export { DEFAULT_SLIP_RATE, OfflineAgent } from "./models/offline-agent.ts";
+export { OfflineWriter } from "./models/offline-writer.ts";
+export type {
+  AgentPolicy,
+  AgentSession,
+  AgentTurn,
+  EpisodeSetup,
+  Opening,
+  SituationWriter,
+  UserSession,
+  UserSimulator,
+} from "./models/roles.ts";
+export { END_MARKERS, userBrief } from "./people/brief.ts";
+export { offlineUser, type UserTurn } from "./people/offline-user.ts";
+export { type Persona, samplePersona } from "./people/persona.ts";
 export {
   DEFAULT_FAULT_RATE,
   type FlipReport,
   type Plan,
+  Planner,
   type PlanOptions,
   planSituations,
   situationId,
+  type WalkSummary,
 } from "./plan.ts";
 export { Rng, type Seed } from "./rng.ts";
+export {
+  DEFAULT_CONCURRENCY,
+  playEpisode,
+  type SimulateOptions,
+  SimulationInterrupted,
+  simulate,
+} from "./simulate.ts";
 export { SpecError, type SpecIssue } from "./spec-error.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

@@ -71,60 +71,108 @@ export interface Plan {
   coverage: Coverage;
 }
 
+/** What a walk over the grid did: its flip, its passes, and the coverage of what it visited. */
+export interface WalkSummary {
+  flip: FlipReport;
+  passes: number;
+  coverage: Coverage;
+}
+
+/**
+ * A run's plan before it is walked: the options resolved against the spec's world dials, and the
+ * pairwise covering array over the six axes. {@link Planner.walk} yields the run's situations one
+ * at a time, so a long run never holds them all.
+ */
+export class Planner {
+  readonly agent: Agent;
+  readonly seed: Seed;
+  readonly rows: number;
+  readonly faultRate: number;
+  readonly preferSuccess: boolean;
+  readonly grid: ReturnType<typeof coveringArray>;
+  readonly #space: PairwiseCounter;
+
+  constructor(spec: unknown, options: PlanOptions = {}) {
+    this.agent = Agent.from(spec);
+    const parsed = PlanOptionsSchema.safeParse(options);
+    if (!parsed.success) throw new SpecError("plan options", issuesOf(parsed.error, options));
+    const agent = this.agent;
+    this.seed = parsed.data.seed ?? agent.world.seed ?? 0;
+    this.faultRate = parsed.data.faultRate ?? agent.world.fault_rate ?? DEFAULT_FAULT_RATE;
+    this.preferSuccess = parsed.data.preferSuccess ?? agent.world.prefer_success ?? true;
+    this.#space = new PairwiseCounter(agent);
+    if (this.#space.reach.targetCount === 0) {
+      throw new SpecError("agent spec", [
+        { path: "axes.forbid", message: "the forbidden pairs leave no situation possible" },
+      ]);
+    }
+    this.grid = coveringArray(
+      {
+        levels: AXIS_NAMES.map((a) => agent.axes[a].length),
+        forbidden: this.#space.space.forbidden ? forbiddenPairs(this.#space) : [],
+      },
+      { seed: this.seed, effort: parsed.data.effort ?? 1 },
+    );
+    this.rows = parsed.data.rows ?? this.grid.rows.length;
+  }
+
+  /** The run's situations in order, made as they are asked for; returns what the walk did. */
+  *walk(): Generator<Situation, WalkSummary> {
+    const { agent, seed, rows } = this;
+    const counter = new PairwiseCounter(agent);
+    const walk = new Walk(counter, this.grid.rows, this.preferSuccess ? this.faultRate : null);
+    let made = 0;
+    let passes = 0;
+    while (made < rows) {
+      for (const step of walk.pass()) {
+        if (made === rows) break;
+        const axes = coordinateOf(agent.axes, step.row);
+        const cellSeed = new Rng(seed, "situation", String(passes), String(step.cell)).uint32();
+        const situation: Situation = {
+          id: situationId(agent.hash, axes, cellSeed),
+          axes,
+          seed: cellSeed,
+          cell: step.cell,
+          pass: passes,
+        };
+        if (step.flippedFrom !== undefined) situation.flipped_from = step.flippedFrom;
+        walk.visit(step);
+        counter.visit(step.row);
+        made++;
+        yield situation;
+      }
+      passes++;
+    }
+    return {
+      flip: walk.report(this.preferSuccess, this.faultRate),
+      passes,
+      coverage: { pairwise: counter.result() },
+    };
+  }
+}
+
 /**
  * Plans the situations of a run: a pairwise covering array over the six axes, the cold-start flip
  * (most fault cells turned to `ok`, keeping one per fault kind and those that keep the most pairs),
  * and a walk of `rows` situations over it, repeated with fresh seeds when `rows` exceeds the grid.
  */
 export function planSituations(spec: unknown, options: PlanOptions = {}): Plan {
-  const agent = Agent.from(spec);
-  const parsed = PlanOptionsSchema.safeParse(options);
-  if (!parsed.success) throw new SpecError("plan options", issuesOf(parsed.error, options));
-  const seed = parsed.data.seed ?? agent.world.seed ?? 0;
-  const faultRate = parsed.data.faultRate ?? agent.world.fault_rate ?? DEFAULT_FAULT_RATE;
-  const preferSuccess = parsed.data.preferSuccess ?? agent.world.prefer_success ?? true;
-
-  const counter = new PairwiseCounter(agent);
-  if (counter.reach.targetCount === 0) {
-    throw new SpecError("agent spec", [
-      { path: "axes.forbid", message: "the forbidden pairs leave no situation possible" },
-    ]);
-  }
-  const grid = coveringArray(
-    {
-      levels: AXIS_NAMES.map((a) => agent.axes[a].length),
-      forbidden: counter.space.forbidden ? forbiddenPairs(counter) : [],
-    },
-    { seed, effort: parsed.data.effort ?? 1 },
-  );
-  const rows = parsed.data.rows ?? grid.rows.length;
-  const walk = new Walk(counter, grid.rows, preferSuccess ? faultRate : null);
+  const planner = new Planner(spec, options);
+  const { agent, grid } = planner;
   const cells: Situation[] = [];
-  let passes = 0;
-  while (cells.length < rows) {
-    for (const step of walk.pass()) {
-      if (cells.length === rows) break;
-      const axes = coordinateOf(agent.axes, step.row);
-      const cellSeed = new Rng(seed, "situation", String(passes), String(step.cell)).uint32();
-      const situation: Situation = {
-        id: situationId(agent.hash, axes, cellSeed),
-        axes,
-        seed: cellSeed,
-        cell: step.cell,
-        pass: passes,
-      };
-      if (step.flippedFrom !== undefined) situation.flipped_from = step.flippedFrom;
-      cells.push(situation);
-      walk.visit(step);
-      counter.visit(step.row);
-    }
-    passes++;
+  const walk = planner.walk();
+  let next = walk.next();
+  while (!next.done) {
+    cells.push(next.value);
+    next = walk.next();
   }
-
+  const summary = next.value;
+  const name = (axis: number, value: number) =>
+    (agent.axes[AXIS_NAMES[axis] as AxisName][value] as { name: string }).name;
   return {
     spec_hash: agent.hash,
-    seed,
-    rows,
+    seed: planner.seed,
+    rows: planner.rows,
     axes: Object.fromEntries(
       AXIS_NAMES.map((a) => [a, agent.axes[a].map((v) => v.name)]),
     ) as Record<AxisName, string[]>,
@@ -135,19 +183,15 @@ export function planSituations(spec: unknown, options: PlanOptions = {}): Plan {
       pairs_planned: grid.pairsTarget,
       pairs_forbidden: grid.pairsForbidden,
       implied_conflicts: grid.impliedConflicts.map((p) => ({
-        [AXIS_NAMES[p.axisA] as AxisName]: (
-          agent.axes[AXIS_NAMES[p.axisA] as AxisName][p.valueA] as { name: string }
-        ).name,
-        [AXIS_NAMES[p.axisB] as AxisName]: (
-          agent.axes[AXIS_NAMES[p.axisB] as AxisName][p.valueB] as { name: string }
-        ).name,
+        [AXIS_NAMES[p.axisA] as AxisName]: name(p.axisA, p.valueA),
+        [AXIS_NAMES[p.axisB] as AxisName]: name(p.axisB, p.valueB),
       })),
       cells: grid.rows.map((row) => coordinateOf(agent.axes, row)),
     },
-    flip: walk.report(preferSuccess, faultRate),
-    passes,
+    flip: summary.flip,
+    passes: summary.passes,
     cells,
-    coverage: { pairwise: counter.result() },
+    coverage: summary.coverage,
   };
 }
 

@@ -4,6 +4,8 @@ import { digits } from "./values.ts";
 /** Makes identifiers of one entity, all of one recognisable shape. */
 export interface IdFormat {
   make(rng: Rng): string;
+  /** Finds identifiers of this shape in text (global, so use with matchAll). */
+  match: RegExp;
   /** Where the shape came from: an example in a parameter description, a schema pattern, or the default. */
   source: "example" | "pattern" | "default";
 }
@@ -33,14 +35,30 @@ export function idFormat(
   for (const description of descriptions) {
     const example = EXAMPLE.exec(description)?.[1];
     if (example && /\d/.test(example) && fits(example)) {
-      return { source: "example", make: (rng) => example.replace(/\d/g, () => digits(rng, 1)) };
+      const shape = example
+        .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+        .replace(/\d+/g, (run) => `\\d{${run.length}}`);
+      return {
+        source: "example",
+        make: (rng) => example.replace(/\d/g, () => digits(rng, 1)),
+        match: new RegExp(`\\b${shape}\\b`, "g"),
+      };
     }
   }
   for (const pattern of patterns) {
     const generate = fromPattern(pattern);
-    if (generate) return { source: "pattern", make: generate };
+    if (generate)
+      return {
+        source: "pattern",
+        make: generate,
+        match: new RegExp(pattern.replace(/^\^/, "\\b").replace(/\$$/, "\\b"), "gu"),
+      };
   }
-  return { source: "default", make: (rng) => `${prefix}-${digits(rng, 6)}` };
+  return {
+    source: "default",
+    make: (rng) => `${prefix}-${digits(rng, 6)}`,
+    match: new RegExp(`\\b${prefix}-\\d{6}\\b`, "g"),
+  };
 }
 
 /** The first three letters of a name, upper case: order → ORD. */

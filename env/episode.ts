@@ -1,0 +1,264 @@
+import {
+  type AssistantMessage,
+  AssistantMessageSchema,
+  type ChatMessage,
+  type EndedBy,
+  type Row,
+  type Situation,
+  type Slip,
+  type SlipKind,
+  type ToolMessage,
+  type WorldState,
+} from "../spec/index.ts";
+import { Agent } from "./agent.ts";
+import { type Grade, outcomeGrade } from "./grade/outcome.ts";
+import { canonicalJson, sha256 } from "./hash.ts";
+import { OfflineWriter } from "./models/offline-writer.ts";
+import type { SituationWriter, UserSession, UserSimulator } from "./models/roles.ts";
+import { offlineUser } from "./people/offline-user.ts";
+import { type Persona, samplePersona } from "./people/persona.ts";
+import { issuesOf, SpecError } from "./spec-error.ts";
+import { openAITool } from "./tools.ts";
+import { createWorld, type World } from "./world/world.ts";
+
+/** Assistant messages an episode allows before it is cut off (truncated). */
+export const DEFAULT_MAX_TURNS = 12;
+
+/** What builds an episode. */
+export interface EpisodeOptions {
+  /** The agent spec (validated here) or an {@link Agent}. */
+  spec: unknown;
+  situation: Situation;
+  writer?: SituationWriter;
+  userModel?: UserSimulator;
+  maxTurns?: number;
+  /** The backend playing the agent, as the row records it. */
+  agentName?: string;
+}
+
+/** What the agent observes: the new messages, and at reset the tools too. */
+export interface Observation {
+  messages: ChatMessage[];
+  tools?: ReturnType<typeof openAITool>[];
+  /** Assistant messages so far. */
+  turn: number;
+  ended_by?: EndedBy;
+}
+
+/** The result of one step (Gymnasium semantics: done is true when the episode ended or was cut off; truncated says which). */
+export interface StepResult {
+  observation: Observation;
+  done: boolean;
+  truncated: boolean;
+}
+
+/** Raised for a call the episode cannot take in its state (a step before reset, or after the end). */
+export class EpisodeError extends Error {
+  override name = "EpisodeError";
+}
+
+/**
+ * One conversation as a state machine, the single engine behind `simulate()` and the server:
+ * `reset()` opens it, `step(assistantMessage)` answers the agent (tool results from the world, or
+ * the person's reply), and `reward()` grades it. Messages are OpenAI chat format.
+ */
+export class Episode {
+  readonly agent: Agent;
+  readonly situation: Situation;
+  readonly maxTurns: number;
+  readonly #writer: SituationWriter;
+  readonly #userModel: UserSimulator;
+  readonly #agentName: string;
+  #world: World | null = null;
+  #persona: Persona | null = null;
+  #user: UserSession | null = null;
+  #initialState: WorldState | null = null;
+  #messages: ChatMessage[] = [];
+  #historyTurns = 0;
+  #turns = 0;
+  #done = false;
+  #truncated = false;
+  #endedBy: EndedBy | null = null;
+  #slips: Slip[] = [];
+  #errors: string[] = [];
+
+  constructor(options: EpisodeOptions) {
+    this.agent = Agent.from(options.spec);
+    this.situation = options.situation;
+    this.maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+    if (!Number.isInteger(this.maxTurns) || this.maxTurns < 1)
+      throw new RangeError(`maxTurns: expected a whole number ≥ 1, got ${this.maxTurns}`);
+    this.#writer = options.writer ?? new OfflineWriter();
+    this.#userModel = options.userModel ?? offlineUser;
+    this.#agentName = options.agentName ?? "external";
+  }
+
+  /** Opens the conversation: builds the world and the person, and returns the system prompt, earlier contact, the first user message and the tools. */
+  async reset(): Promise<Observation> {
+    const world = createWorld({ spec: this.agent, situation: this.situation });
+    const persona = samplePersona(this.agent, this.situation, world);
+    const setup = { agent: this.agent, situation: this.situation, world, persona };
+    const opening = await this.#writer.write(setup);
+    this.#world = world;
+    this.#persona = persona;
+    this.#initialState = world.describe();
+    this.#user = this.#userModel.start(setup);
+    this.#messages = [
+      { role: "system", content: this.agent.system_prompt },
+      ...opening.history,
+      { role: "user", content: opening.message },
+    ];
+    this.#historyTurns = opening.history.length;
+    this.#turns = 0;
+    this.#done = false;
+    this.#truncated = false;
+    this.#endedBy = null;
+    this.#slips = [];
+    this.#errors = [];
+    return {
+      messages: structuredClone(this.#messages),
+      tools: this.agent.tools.map(openAITool),
+      turn: 0,
+    };
+  }
+
+  /** Takes the agent's message; answers its tool calls from the world, or lets the person reply. */
+  async step(message: unknown, slip?: { kind: SlipKind; detail: string }): Promise<StepResult> {
+    const world = this.#world;
+    if (!world) throw new EpisodeError("step before reset: call reset() first");
+    if (this.#done) throw new EpisodeError("the episode is over: call reset() to start another");
+    const parsed = AssistantMessageSchema.safeParse(message);
+    if (!parsed.success) throw new SpecError("assistant message", issuesOf(parsed.error, message));
+    const assistant: AssistantMessage = parsed.data;
+    this.#messages.push(assistant);
+    this.#turns++;
+    if (slip) this.#slips.push({ ...slip, message: this.#messages.length - 1 });
+    const added: ChatMessage[] = [];
+    if (assistant.tool_calls && assistant.tool_calls.length > 0) {
+      for (const call of assistant.tool_calls) {
+        const answer = world.call(call.function.name, call.function.arguments);
+        const reply: ToolMessage = {
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content: answer.content,
+        };
+        this.#messages.push(reply);
+        added.push(reply);
+      }
+      if (world.handedOff) this.#end("handoff");
+    } else if (this.#turns < this.maxTurns) {
+      await this.#personReplies(added);
+    }
+    if (!this.#done && this.#turns >= this.maxTurns) {
+      this.#truncated = true;
+      this.#end("turn_limit");
+    }
+    const observation: Observation = { messages: structuredClone(added), turn: this.#turns };
+    if (this.#endedBy) observation.ended_by = this.#endedBy;
+    return { observation, done: this.#done, truncated: this.#truncated };
+  }
+
+  /** Grades the conversation so far by its outcome: whether the world ended where the person's goal leads. */
+  reward(): Grade {
+    const world = this.#requireWorld();
+    return outcomeGrade(
+      this.agent,
+      this.situation,
+      (this.#persona as Persona).goal,
+      world,
+      this.#messages,
+    );
+  }
+
+  /** Whether the conversation has ended (or been cut off). */
+  get done(): boolean {
+    return this.#done;
+  }
+
+  /** The whole conversation so far (a copy). */
+  get messages(): ChatMessage[] {
+    return structuredClone(this.#messages);
+  }
+
+  /** The whole conversation so far, read-only and without copying, for in-process policies. */
+  get conversation(): readonly ChatMessage[] {
+    return this.#messages;
+  }
+
+  /** The world behind this episode's tools. */
+  get world(): World {
+    return this.#requireWorld();
+  }
+
+  /** The conversation as a dataset row (ungraded). */
+  row(models: { agent?: string; simulator?: string; user_model?: string } = {}): Row {
+    const world = this.#requireWorld();
+    const persona = this.#persona as Persona;
+    const { id, axes, seed, cell, pass, flipped_from } = this.situation;
+    return {
+      id: `row_${sha256(canonicalJson({ situation: id, seed })).slice(0, 16)}`,
+      task_id: id,
+      messages: structuredClone(this.#messages),
+      tools: this.agent.tools.map(openAITool),
+      situation: {
+        id,
+        axes,
+        seed,
+        cell,
+        pass,
+        ...(flipped_from ? { flipped_from } : {}),
+        world_state: this.#initialState as WorldState,
+        faults: world.faults,
+      },
+      persona: { tags: persona.tags },
+      models: {
+        agent: models.agent ?? this.#agentName,
+        simulator: models.simulator ?? this.#writer.name,
+        user_model: models.user_model ?? this.#userModel.name,
+      },
+      episode: {
+        ended_by: this.#endedBy ?? "turn_limit",
+        truncated: this.#truncated,
+        turns: this.#turns,
+        history_turns: this.#historyTurns,
+        goal: { ...persona.goal, text: persona.goal.text.replace(/[\uE000\uE001]/g, "") },
+        slips: structuredClone(this.#slips),
+        errors: [...this.#errors],
+      },
+    };
+  }
+
+  /** Records that the conversation broke off because a role failed, keeping the error on the row. */
+  fail(error: unknown): void {
+    this.#errors.push(error instanceof Error ? error.message : String(error));
+    this.#end("error");
+  }
+
+  async #personReplies(added: ChatMessage[]): Promise<void> {
+    const user = this.#user as UserSession;
+    let turn: Awaited<ReturnType<UserSession["reply"]>>;
+    try {
+      turn = await user.reply(this.#messages);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    if (turn.content.length > 0) {
+      const reply: ChatMessage = { role: "user", content: turn.content };
+      this.#messages.push(reply);
+      added.push(reply);
+    }
+    if (turn.end) this.#end(turn.end === "done" ? "user_done" : "user_gave_up");
+  }
+
+  #end(by: EndedBy): void {
+    this.#done = true;
+    this.#endedBy = by;
+  }
+
+  #requireWorld(): World {
+    if (!this.#world) throw new EpisodeError("no world yet: call reset() first");
+    return this.#world;
+  }
+}

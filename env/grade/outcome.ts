@@ -1,0 +1,141 @@
+import type { ChatMessage, Goal, Situation } from "../../spec/index.ts";
+import type { Agent } from "../agent.ts";
+import { AGENT_WRITTEN } from "../people/goal.ts";
+import { snake } from "../world/model.ts";
+import { createWorld, type World } from "../world/world.ts";
+
+/** One check behind a grade, with what it saw. */
+export interface Check {
+  name: string;
+  passed: boolean;
+  detail: string;
+}
+
+/** A grade: the reward, why, and the checks it rests on. */
+export interface Grade {
+  reward: number;
+  reason: string;
+  checks: Check[];
+}
+
+const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
+
+/**
+ * The outcome check (tau-bench's reward): replay the person's goal on a fresh copy of the world,
+ * the way a careful agent would (retrying what can be retried), and compare the final records with
+ * what the episode left; for a read, also check that the agent told the person what it found.
+ */
+export function outcomeGrade(
+  agent: Agent,
+  situation: Situation,
+  goal: Goal,
+  world: World,
+  messages: readonly ChatMessage[],
+): Grade {
+  const gold = createWorld({ spec: agent, situation, seed: world.seed });
+  const args = { ...goal.arguments };
+  for (const param of gold.model.tools.get(goal.tool)?.tool.parameters.required ?? []) {
+    if (args[param] === undefined && AGENT_WRITTEN.test(snake(param)))
+      args[param] = "written by the agent";
+  }
+  let answer = gold.call(goal.tool, args);
+  for (let retry = 0; retry < 2 && answer.error && RETRYABLE.has(answer.error); retry++)
+    answer = gold.call(goal.tool, args);
+  const initial = createWorld({ spec: agent, situation, seed: world.seed }).snapshot().collections;
+  const expected = effects(initial, gold.snapshot().collections);
+  const actual = effects(initial, world.snapshot().collections);
+  const state: Check = {
+    name: "goal_state",
+    passed: expected === actual,
+    detail:
+      expected === actual
+        ? "the records match the goal's outcome"
+        : "the records differ from what the goal's call would leave",
+  };
+  const checks = [state];
+  const tool = world.model.tools.get(goal.tool);
+  if (answer.ok && (tool?.kind === "read_one" || tool?.kind === "read_many"))
+    checks.push(toldFacts(answer.content, messages));
+  const failed = checks.filter((c) => !c.passed);
+  return {
+    reward: failed.length === 0 ? 1 : 0,
+    reason:
+      failed.length === 0
+        ? `goal reached: ${goal.text.replace(/[\uE000\uE001]/g, "")}`
+        : failed.map((c) => c.detail).join("; "),
+    checks,
+  };
+}
+
+/**
+ * The records a run changed, created or removed, as one comparable string: ids of records made
+ * during the run are replaced by `<new>` (their order of creation is not part of the outcome), and
+ * `updated_at` stamps are left out.
+ */
+function effects(
+  initial: Record<string, Record<string, unknown>[]>,
+  final: Record<string, Record<string, unknown>[]>,
+): string {
+  const before = new Set(
+    Object.values(initial).flatMap((records) => records.map((r) => JSON.stringify(r))),
+  );
+  const ids = new Set(
+    Object.values(initial).flatMap((records) => records.map((r) => String(Object.values(r)[0]))),
+  );
+  const created = Object.values(final).flatMap((records) =>
+    records.map((r) => String(Object.values(r)[0])).filter((id) => !ids.has(id)),
+  );
+  const out: string[] = [];
+  for (const [collection, records] of Object.entries(final)) {
+    for (const record of records) {
+      // Wording the agent writes itself (a hand-off summary, a resolution note) is not part of the outcome.
+      const rest = Object.fromEntries(
+        Object.entries(record).filter(([k]) => k !== "updated_at" && !AGENT_WRITTEN.test(snake(k))),
+      );
+      let text = JSON.stringify(rest);
+      if (before.has(JSON.stringify(record))) continue;
+      for (const id of created) text = text.split(id).join("<new>");
+      out.push(`${collection} ${text}`);
+    }
+  }
+  const after = new Set(
+    Object.values(final).flatMap((records) => records.map((r) => String(Object.values(r)[0]))),
+  );
+  for (const id of ids) if (!after.has(id)) out.push(`removed ${id}`);
+  return out.sort().join("\n");
+}
+
+/** Whether the agent's words carry the facts the read returned (a status, an amount). */
+function toldFacts(content: string, messages: readonly ChatMessage[]): Check {
+  const said = messages
+    .filter((m) => m.role === "assistant" && typeof m.content === "string")
+    .map((m) => m.content as string)
+    .join(" ")
+    .toLowerCase();
+  const facts = factsOf(JSON.parse(content) as Record<string, unknown>);
+  const missing = facts.filter((f) => !said.includes(f.toLowerCase()));
+  return {
+    name: "told_facts",
+    passed: missing.length === 0,
+    detail:
+      missing.length === 0
+        ? "the agent told the person what the tool returned"
+        : `the agent never said ${missing.map((m) => `"${m}"`).join(", ")}`,
+  };
+}
+
+/** The facts a read returned that a person would need told: the first records of a list, or the first plain fields of a record (timestamps left out). */
+function factsOf(body: Record<string, unknown>): string[] {
+  const list = Object.values(body).find(Array.isArray) as Record<string, unknown>[] | undefined;
+  if (list && typeof body.count === "number")
+    return list.slice(0, 3).map((r) => String(Object.values(r)[0]));
+  return Object.entries(body)
+    .filter(
+      ([k, v]) =>
+        k !== "warnings" &&
+        (typeof v === "string" || typeof v === "number") &&
+        !/(_at|_time)$/.test(k),
+    )
+    .slice(1, 4)
+    .map(([, v]) => (typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : String(v)));
+}

@@ -1,0 +1,262 @@
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import pkg from "../package.json" with { type: "json" };
+import type { DatasetMeta, Row, RunOptions, Situation } from "../spec/index.ts";
+import { Agent } from "./agent.ts";
+import { PairwiseCounter } from "./coverage.ts";
+import { Dataset } from "./dataset.ts";
+import { DEFAULT_MAX_TURNS, Episode } from "./episode.ts";
+import { RowSink } from "./jsonl.ts";
+import { DEFAULT_SLIP_RATE, OfflineAgent } from "./models/offline-agent.ts";
+import { OfflineWriter } from "./models/offline-writer.ts";
+import type { AgentPolicy, SituationWriter, UserSimulator } from "./models/roles.ts";
+import { offlineUser } from "./people/offline-user.ts";
+import { Planner } from "./plan.ts";
+import { issuesOf, SpecError } from "./spec-error.ts";
+
+/** Episodes run at once by default. */
+export const DEFAULT_CONCURRENCY = 4;
+
+const SimulateOptionsSchema = z.object({
+  rows: z.int().min(1, "expected at least 1 row").optional(),
+  seed: z.union([z.int().min(0), z.string().min(1)]).optional(),
+  faultRate: z.number().min(0).max(1, "expected a share between 0 and 1").optional(),
+  preferSuccess: z.boolean().optional(),
+  concurrency: z.int().min(1, "expected at least 1").optional(),
+  maxTurns: z.int().min(1).optional(),
+  slipRate: z.number().min(0).max(1).optional(),
+  out: z.string().min(1).optional(),
+  resume: z.boolean().optional(),
+});
+
+/** How many rows, how they are planned, where they go. */
+export interface SimulateOptions extends z.infer<typeof SimulateOptionsSchema> {
+  /** The policy (default: the offline agent). */
+  agent?: AgentPolicy;
+  /** The situation writer (default: the offline writer). */
+  simulator?: SituationWriter;
+  /** The simulated person (default: the offline user). */
+  userModel?: UserSimulator;
+  /** Called after each row is kept, with the number kept so far. */
+  onProgress?: (done: number, total: number) => void;
+  /** Stops the run: finished rows are kept (in `<out>.partial` when writing a file). */
+  signal?: AbortSignal;
+}
+
+/** Raised when a run was stopped by its signal; the rows it finished are kept. */
+export class SimulationInterrupted extends Error {
+  override name = "SimulationInterrupted";
+  constructor(
+    readonly rows: number,
+    readonly partial: string | null,
+  ) {
+    super(
+      `interrupted after ${rows} rows${partial ? `; they are in ${partial}, and --resume continues from them` : ""}`,
+    );
+  }
+}
+
+/**
+ * Runs the conversations of a spec: plans the situations, plays each episode (offline by default),
+ * and returns the Dataset. With `out`, rows stream to disk in plan order as they finish, so a large
+ * run holds only the rows in flight; an interrupted run keeps what it finished and `resume` continues.
+ */
+export async function simulate(target: unknown, options: SimulateOptions = {}): Promise<Dataset> {
+  const { agent: policyOption, simulator, userModel, onProgress, signal, ...plain } = options;
+  const parsed = SimulateOptionsSchema.safeParse(plain);
+  if (!parsed.success) throw new SpecError("simulate options", issuesOf(parsed.error, plain));
+  const o = parsed.data;
+  const agent = await agentOf(target);
+  const policy = policyOption ?? new OfflineAgent({ slipRate: o.slipRate ?? DEFAULT_SLIP_RATE });
+  const writer = simulator ?? new OfflineWriter();
+  const user = userModel ?? offlineUser;
+  const plan = new Planner(agent, {
+    rows: o.rows,
+    seed: o.seed,
+    faultRate: o.faultRate,
+    preferSuccess: o.preferSuccess,
+  });
+  const situations = plan.walk();
+  const runOptions: RunOptions = {
+    rows: plan.rows,
+    seed: plan.seed,
+    fault_rate: plan.faultRate,
+    prefer_success: plan.preferSuccess,
+    max_turns: o.maxTurns ?? DEFAULT_MAX_TURNS,
+    slip_rate: o.slipRate ?? DEFAULT_SLIP_RATE,
+    agent: policy.name,
+    simulator: writer.name,
+    user_model: user.name,
+  };
+  const counter = new PairwiseCounter(agent);
+  const meta = (complete: boolean, rows: number): DatasetMeta => ({
+    version: 1,
+    generator: `rehearse ${pkg.version}`,
+    spec: agent.spec,
+    spec_hash: agent.hash,
+    options: runOptions,
+    rows,
+    complete,
+    coverage: { pairwise: counter.result() },
+    degraded: {},
+    warnings: [],
+    search: { budget: plan.rows, mutations: [], writer_errors: [] },
+  });
+
+  const play = (situation: Situation) =>
+    playEpisode(agent, situation, policy, writer, user, runOptions.max_turns);
+  if (!o.out) {
+    const rows: Row[] = [];
+    await runInOrder(
+      situations,
+      o.concurrency ?? DEFAULT_CONCURRENCY,
+      play,
+      async (row) => {
+        rows.push(row);
+        counter.visit(row.situation.axes);
+        onProgress?.(rows.length, plan.rows);
+      },
+      signal,
+    );
+    if (signal?.aborted) throw new SimulationInterrupted(rows.length, null);
+    return new Dataset({ rows, meta: meta(true, rows.length) });
+  }
+
+  const sink = await RowSink.open(o.out, meta(false, 0), o.resume === true, (row, index) => {
+    const next = situations.next();
+    const expected = next.done ? undefined : next.value;
+    if (!expected || row.task_id !== expected.id) {
+      throw new SpecError(`cannot resume ${o.out}.partial`, [
+        {
+          path: `row ${index + 1}`,
+          message: `holds situation ${row.task_id}, but this run plans ${expected?.id ?? "no more rows"} there`,
+        },
+      ]);
+    }
+    counter.visit(row.situation.axes);
+  });
+  let written = sink.kept;
+  try {
+    await runInOrder(
+      situations,
+      o.concurrency ?? DEFAULT_CONCURRENCY,
+      play,
+      async (row) => {
+        await sink.write(row);
+        counter.visit(row.situation.axes);
+        written++;
+        onProgress?.(written, plan.rows);
+      },
+      signal,
+    );
+  } catch (error) {
+    await sink.close();
+    throw error;
+  }
+  if (signal?.aborted) {
+    await sink.close();
+    throw new SimulationInterrupted(written, sink.paths.partial);
+  }
+  const final = meta(true, written);
+  await sink.finish(final);
+  return new Dataset({ path: o.out, meta: final });
+}
+
+/** One episode from reset to its end, the policy answering every turn; a role failing ends the row with its error. */
+export async function playEpisode(
+  agent: Agent,
+  situation: Situation,
+  policy: AgentPolicy,
+  writer: SituationWriter,
+  userModel: UserSimulator,
+  maxTurns: number,
+): Promise<Row> {
+  const episode = new Episode({
+    spec: agent,
+    situation,
+    writer,
+    userModel,
+    maxTurns,
+    agentName: policy.name,
+  });
+  await episode.reset();
+  const session = policy.start(agent, situation.seed);
+  while (!episode.done) {
+    let turn: Awaited<ReturnType<typeof session.respond>>;
+    try {
+      turn = await session.respond(episode.conversation);
+    } catch (error) {
+      episode.fail(error);
+      break;
+    }
+    await episode.step(turn.message, turn.slip);
+  }
+  return episode.row();
+}
+
+/**
+ * Runs `work` over the items an iterator yields, at most `concurrency` at a time, and hands results
+ * to `keep` in item order: a finished item waits only for those before it, so memory holds at most
+ * the items in flight. Stops taking new items once the signal aborts.
+ */
+async function runInOrder<T, R>(
+  items: Iterator<T>,
+  concurrency: number,
+  work: (item: T) => Promise<R>,
+  keep: (result: R) => Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const done = new Map<number, R>();
+  let next = 0;
+  let flushed = 0;
+  let exhausted = false;
+  let failure: unknown = null;
+  let flushing = Promise.resolve();
+  const flush = async () => {
+    while (done.has(flushed)) {
+      const result = done.get(flushed) as R;
+      done.delete(flushed);
+      flushed++;
+      await keep(result);
+    }
+  };
+  const lane = async () => {
+    while (!exhausted && failure === null && !signal?.aborted) {
+      const item = items.next();
+      if (item.done) {
+        exhausted = true;
+        return;
+      }
+      const index = next++;
+      try {
+        done.set(index, await work(item.value));
+      } catch (error) {
+        failure = error;
+        return;
+      }
+      flushing = flushing.then(flush);
+      await flushing;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  await flushing;
+  if (failure !== null) throw failure;
+}
+
+/** The agent of a simulate target: a spec object, an {@link Agent}, or the path of a JSON spec file. */
+async function agentOf(target: unknown): Promise<Agent> {
+  if (typeof target !== "string") return Agent.from(target);
+  if (
+    await stat(target).then(
+      (s) => s.isFile(),
+      () => false,
+    )
+  )
+    return Agent.load(target);
+  throw new SpecError("simulate target", [
+    {
+      path: "",
+      message: `"${target.slice(0, 60)}" is not a spec file; drafting an agent from a sentence is not available yet, so pass a spec object or a path to a JSON spec`,
+    },
+  ]);
+}
