@@ -2,6 +2,7 @@
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> | void }>> = {
   covering: () => import("./covering.ts"),
   world: () => import("./world.ts"),
+  simulate: () => import("./simulate.ts"),
 };
 
 const asked = process.argv.slice(2);

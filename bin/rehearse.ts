@@ -4,6 +4,7 @@ import { SpecError } from "../env/spec-error.ts";
 import pkg from "../package.json" with { type: "json" };
 import { planCommand } from "./plan.ts";
 import { schemasCommand } from "./schemas.ts";
+import { simulateCommand } from "./simulate.ts";
 
 /** Exit codes: 0 done, 1 failed while running, 2 refused the input (bad flags or spec). */
 export const EXIT = { ok: 0, failed: 1, invalidInput: 2 } as const;
@@ -16,6 +17,7 @@ const program = new Command()
   .version(pkg.version)
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(text) });
+simulateCommand(program);
 planCommand(program);
 schemasCommand(program);
 

@@ -1,0 +1,142 @@
+import { SingleBar } from "cli-progress";
+import type { Command } from "commander";
+import { Agent } from "../env/agent.ts";
+import type { Dataset } from "../env/dataset.ts";
+import { SimulationInterrupted, simulate } from "../env/simulate.ts";
+import { integer, seed, share } from "./options.ts";
+
+interface SimulateFlags {
+  spec: string;
+  rows: number;
+  out: string;
+  seed?: number | string;
+  concurrency?: number;
+  faultRate?: number;
+  preferSuccess: boolean;
+  maxTurns?: number;
+  slipRate?: number;
+  resume?: boolean;
+  json?: boolean;
+}
+
+/** `rehearse simulate`: runs the conversations of a spec into a JSONL file. */
+export function simulateCommand(program: Command): void {
+  program
+    .command("simulate")
+    .description(
+      "simulate conversations for an agent spec and write them as JSONL (offline by default: no key, no network)",
+    )
+    .requiredOption("--spec <file>", "agent spec (JSON)")
+    .requiredOption(
+      "--out <file>",
+      "JSONL file to write (rows stream to <file>.partial until the run is complete)",
+    )
+    .option("--rows <n>", "conversations to simulate", integer(1), 64)
+    .option("--seed <seed>", "seed for situations, worlds, people and the offline agent", seed)
+    .option("--concurrency <n>", "episodes run at once", integer(1))
+    .option(
+      "--fault-rate <share>",
+      "share of fault cells that keep their fault (default 0.1)",
+      share,
+    )
+    .option("--no-prefer-success", "keep every fault cell (no cold-start flip)")
+    .option(
+      "--max-turns <n>",
+      "assistant messages before an episode is cut off (default 12)",
+      integer(1),
+    )
+    .option(
+      "--slip-rate <share>",
+      "share of episodes in which the offline agent slips (default 0.25)",
+      share,
+    )
+    .option("--resume", "continue an interrupted run from <file>.partial")
+    .option("--json", "print the run's summary as JSON")
+    .action(async (flags: SimulateFlags) => {
+      const agent = await Agent.load(flags.spec);
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      process.once("SIGINT", stop);
+      process.once("SIGTERM", stop);
+      const bar = process.stderr.isTTY
+        ? new SingleBar({
+            format: "simulate {bar} {value}/{total} rows · {eta_formatted} left",
+            stream: process.stderr,
+            hideCursor: true,
+          })
+        : null;
+      bar?.start(flags.rows, 0);
+      try {
+        const data = await simulate(agent, {
+          rows: flags.rows,
+          out: flags.out,
+          seed: flags.seed,
+          concurrency: flags.concurrency,
+          faultRate: flags.faultRate,
+          preferSuccess: flags.preferSuccess ? undefined : false,
+          maxTurns: flags.maxTurns,
+          slipRate: flags.slipRate,
+          resume: flags.resume,
+          signal: controller.signal,
+          onProgress: (done) => bar?.update(done),
+        });
+        bar?.stop();
+        process.stdout.write(
+          flags.json ? `${JSON.stringify(await summaryOf(data), null, 2)}\n` : await report(data),
+        );
+      } catch (error) {
+        bar?.stop();
+        if (error instanceof SimulationInterrupted) {
+          process.stderr.write(`rehearse: ${error.message}\n`);
+          process.exitCode = 130;
+          return;
+        }
+        throw error;
+      } finally {
+        process.off("SIGINT", stop);
+        process.off("SIGTERM", stop);
+      }
+    });
+}
+
+/** The figures a person checks after a run: rows, coverage, how conversations ended, the agent's slips. */
+async function summaryOf(data: Dataset) {
+  const ended: Record<string, number> = {};
+  const slips: Record<string, number> = {};
+  let errors = 0;
+  for await (const row of data.stream()) {
+    ended[row.episode.ended_by] = (ended[row.episode.ended_by] ?? 0) + 1;
+    for (const slip of row.episode.slips) slips[slip.kind] = (slips[slip.kind] ?? 0) + 1;
+    errors += row.episode.errors.length;
+  }
+  return {
+    path: data.path,
+    rows: data.size,
+    coverage: data.coverage,
+    ended_by: ended,
+    slips,
+    errors,
+    degraded: data.degraded,
+    warnings: data.warnings,
+  };
+}
+
+async function report(data: Dataset): Promise<string> {
+  const s = await summaryOf(data);
+  const pairwise = s.coverage?.pairwise;
+  const list = (counts: Record<string, number>) =>
+    Object.entries(counts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(" · ") || "none";
+  return [
+    `wrote     ${s.rows} rows to ${s.path}`,
+    pairwise
+      ? `coverage  ${pairwise.pairs_covered} / ${pairwise.pairs_planned} pairs = ${pairwise.fraction.toFixed(3)}`
+      : "coverage  unknown",
+    `ended     ${list(s.ended_by)}`,
+    `slips     ${list(s.slips)} (offline agent; recorded on each row's episode.slips)`,
+    ...(Object.keys(s.degraded).length > 0 ? [`degraded  ${JSON.stringify(s.degraded)}`] : []),
+    ...s.warnings.map((w) => `warning   ${w}`),
+    "",
+  ].join("\n");
+}
