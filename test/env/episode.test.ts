@@ -1,0 +1,178 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../env/agent.ts";
+import { Episode, EpisodeError } from "../../env/episode.ts";
+import { SpecError } from "../../env/spec-error.ts";
+import { RowSchema } from "../../spec/index.ts";
+import { financeSpec, referenceSpec } from "../fixtures/reference-spec.ts";
+import { situationOf, withDefaultAxes } from "../fixtures/situations.ts";
+
+const retail = Agent.from(withDefaultAxes(referenceSpec));
+const finance = Agent.from(financeSpec);
+const call = (name: string, args: Record<string, unknown>, id = "call_1") => ({
+  role: "assistant" as const,
+  content: null,
+  tool_calls: [
+    { id, type: "function" as const, function: { name, arguments: JSON.stringify(args) } },
+  ],
+});
+const say = (content: string) => ({ role: "assistant" as const, content });
+
+describe("Episode", () => {
+  it("reset: the system prompt, the person's first message and the tools", async () => {
+    const episode = new Episode({
+      spec: retail,
+      situation: situationOf(retail, { tool: "get_order" }),
+    });
+    const observation = await episode.reset();
+    expect(observation.messages[0]).toEqual({ role: "system", content: retail.system_prompt });
+    expect(observation.messages.at(-1)?.role).toBe("user");
+    expect(observation.tools?.map((t) => t.function.name)).toEqual(retail.tools.map((t) => t.name));
+    expect(observation.turn).toBe(0);
+  });
+
+  it("step: tool calls are answered by the world, text by the person", async () => {
+    const situation = situationOf(retail, { tool: "get_order", stance: "cooperative" });
+    const episode = new Episode({ spec: retail, situation });
+    await episode.reset();
+    const orderId = episode.world.person.ids.order_id as string;
+    const tools = await episode.step(call("get_order", { order_id: orderId }));
+    expect(tools.done).toBe(false);
+    expect(tools.observation.messages).toEqual([
+      {
+        role: "tool",
+        tool_call_id: "call_1",
+        name: "get_order",
+        content: expect.stringContaining(orderId),
+      },
+    ]);
+    const reply = await episode.step(
+      say("Your order is shipped. Is there anything else I can help you with?"),
+    );
+    expect(reply.observation.messages).toHaveLength(1);
+    expect(reply.observation.messages[0]?.role).toBe("user");
+    expect(reply).toMatchObject({
+      done: true,
+      truncated: false,
+      observation: { ended_by: "user_done", turn: 2 },
+    });
+    await expect(episode.step(say("hello?"))).rejects.toThrow(EpisodeError);
+  });
+
+  it("cuts the conversation off at the turn limit, marking it truncated", async () => {
+    const episode = new Episode({
+      spec: retail,
+      situation: situationOf(retail, { stance: "insistent" }),
+      maxTurns: 3,
+    });
+    await episode.reset();
+    let result = await episode.step(say("Hmm."));
+    result = await episode.step(say("Let me think."));
+    expect(result.done).toBe(false);
+    result = await episode.step(say("One moment."));
+    expect(result).toMatchObject({
+      done: true,
+      truncated: true,
+      observation: { ended_by: "turn_limit" },
+    });
+    expect(episode.row().episode).toMatchObject({
+      ended_by: "turn_limit",
+      truncated: true,
+      turns: 3,
+    });
+  });
+
+  it("ends when the agent hands off", async () => {
+    const episode = new Episode({ spec: retail, situation: situationOf(retail, {}) });
+    await episode.reset();
+    const result = await episode.step(call("transfer_to_human", { summary: "needs a human" }));
+    expect(result).toMatchObject({ done: true, observation: { ended_by: "handoff" } });
+  });
+
+  it("refuses a malformed assistant message, naming the field, and a step before reset", async () => {
+    const episode = new Episode({ spec: retail, situation: situationOf(retail, {}) });
+    await expect(episode.step(say("hi"))).rejects.toThrow(/step before reset/);
+    await episode.reset();
+    await expect(
+      episode.step({
+        role: "assistant",
+        tool_calls: [
+          {
+            id: "x",
+            type: "function",
+            function: { name: "get_order", arguments: { order_id: 1 } },
+          },
+        ],
+      }),
+    ).rejects.toThrow(
+      /tool_calls\[0\]\.function\.arguments: expected the arguments as a JSON string/,
+    );
+    await expect(episode.step({ role: "user", content: "hi" })).rejects.toThrow(SpecError);
+    await expect(episode.step({ role: "assistant", content: "" })).rejects.toThrow(
+      /expected text content or at least one tool call/,
+    );
+  });
+
+  it("reward: the outcome check replays the goal on a fresh world and compares", async () => {
+    const situation = situationOf(finance, { tool: "transfer_funds", stance: "cooperative" });
+    const good = new Episode({ spec: finance, situation });
+    await good.reset();
+    const goal = good.row().episode.goal;
+    await good.step(call("transfer_funds", goal.arguments));
+    expect(good.reward()).toMatchObject({
+      reward: 1,
+      checks: [{ name: "goal_state", passed: true }],
+    });
+    const wrong = new Episode({ spec: finance, situation });
+    await wrong.reset();
+    await wrong.step(call("transfer_funds", { ...goal.arguments, amount: 1 }));
+    expect(wrong.reward()).toMatchObject({
+      reward: 0,
+      checks: [{ name: "goal_state", passed: false }],
+    });
+  });
+
+  it("reward: a read must be told to the person", async () => {
+    const situation = situationOf(finance, { tool: "get_balance", stance: "cooperative" });
+    const episode = new Episode({ spec: finance, situation });
+    await episode.reset();
+    const result = await episode.step(
+      call("get_balance", { account_id: episode.world.person.ids.account_id }),
+    );
+    expect(episode.reward().checks.find((c) => c.name === "told_facts")?.passed).toBe(false);
+    const balance = JSON.parse(result.observation.messages[0]?.content as string);
+    await episode.step(
+      say(
+        `Your balance is ${balance.current.toFixed(2)} ${balance.currency}, available ${balance.available.toFixed(2)}.`,
+      ),
+    );
+    expect(episode.reward()).toMatchObject({ reward: 1 });
+  });
+
+  it("row: a valid row with the situation, persona tags, models and episode facts", async () => {
+    const situation = situationOf(retail, { tool: "get_order", condition: "timeout" });
+    const episode = new Episode({ spec: retail, situation, agentName: "tester" });
+    await episode.reset();
+    await episode.step(call("get_order", { order_id: episode.world.person.ids.order_id }));
+    const row = RowSchema.parse(episode.row());
+    expect(row).toMatchObject({
+      task_id: situation.id,
+      situation: {
+        id: situation.id,
+        axes: situation.axes,
+        faults: [{ kind: "timeout", fired: [1] }],
+        world_state: { world: "normal" },
+      },
+      models: { agent: "tester", simulator: "offline", user_model: "offline" },
+      episode: { turns: 1, history_turns: 0, goal: { tool: "get_order" }, slips: [], errors: [] },
+    });
+    expect(row.persona.tags[0]).toBe(situation.axes.stance);
+    expect(row.tools[0]).toEqual({
+      type: "function",
+      function: {
+        name: "get_order",
+        description: expect.any(String),
+        parameters: expect.any(Object),
+      },
+    });
+  });
+});

@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../env/agent.ts";
+import { OfflineAgent } from "../../env/models/offline-agent.ts";
+import { OfflineWriter } from "../../env/models/offline-writer.ts";
+import { needsConfirmation } from "../../env/models/reading.ts";
+import { offlineUser } from "../../env/people/offline-user.ts";
+import { planSituations } from "../../env/plan.ts";
+import { playEpisode } from "../../env/simulate.ts";
+import { WorldModel } from "../../env/world/model.ts";
+import type { AssistantMessage, ChatMessage, Row } from "../../spec/index.ts";
+import { financeSpec, helpdeskSpec, referenceSpec } from "../fixtures/reference-spec.ts";
+
+const specs = {
+  retail: Agent.from(referenceSpec),
+  finance: Agent.from(financeSpec),
+  helpdesk: Agent.from(helpdeskSpec),
+};
+
+async function rowsOf(agent: Agent, slipRate: number, rows = 64, seed = 0): Promise<Row[]> {
+  const plan = planSituations(agent, { rows, seed, preferSuccess: false });
+  const policy = new OfflineAgent({ slipRate });
+  const out: Row[] = [];
+  for (const situation of plan.cells)
+    out.push(await playEpisode(agent, situation, policy, new OfflineWriter(), offlineUser, 12));
+  return out;
+}
+
+const assistantAt = (row: Row, i: number) => row.messages[i] as AssistantMessage;
+const claimsSuccess = (text: string) => /^(done|all done)\b/i.test(text);
+
+describe("the offline agent's rules", () => {
+  it("reads which writes need the person's yes from the policy, honouring an exemption", () => {
+    const model = WorldModel.of(specs.finance);
+    expect(needsConfirmation(specs.finance, model.tools.get("transfer_funds") as never)).toBe(true);
+    expect(needsConfirmation(specs.finance, model.tools.get("pay_bill") as never)).toBe(true);
+    expect(needsConfirmation(specs.finance, model.tools.get("freeze_card") as never)).toBe(false);
+    expect(needsConfirmation(specs.finance, model.tools.get("get_balance") as never)).toBe(false);
+  });
+
+  for (const [name, agent] of Object.entries(specs)) {
+    it(`${name}: with no slips, it confirms before every write that needs it and never claims a failed call worked`, async () => {
+      const model = WorldModel.of(agent);
+      for (const row of await rowsOf(agent, 0)) {
+        expect(row.episode.slips).toEqual([]);
+        row.messages.forEach((message, i) => {
+          if (message.role !== "assistant") return;
+          for (const call of message.tool_calls ?? []) {
+            const tool = model.tools.get(call.function.name);
+            if (!tool || !needsConfirmation(agent, tool)) continue;
+            const lastUser = row.messages
+              .slice(0, i)
+              .map((m) => m.role)
+              .lastIndexOf("user");
+            const asked = row.messages
+              .slice(0, lastUser)
+              .filter((m): m is AssistantMessage => m.role === "assistant")
+              .some((m) => /Shall I go ahead\?/.test(m.content ?? ""));
+            expect(asked, `${row.task_id}: ${call.function.name} without a confirmation`).toBe(
+              true,
+            );
+          }
+          const previous = row.messages[i - 1];
+          if (previous?.role === "tool" && /"error"/.test(previous.content) && message.content)
+            expect(claimsSuccess(message.content)).toBe(false);
+        });
+      }
+    });
+  }
+});
+
+describe("the offline agent's slips", () => {
+  const all = Promise.all(Object.values(specs).map((agent) => rowsOf(agent, 1, 96, 3))).then(
+    (lists) => lists.flat(),
+  );
+
+  it("makes each named slip somewhere, at most one per episode", async () => {
+    const rows = await all;
+    const kinds = new Set(rows.flatMap((r) => r.episode.slips.map((s) => s.kind)));
+    expect(kinds).toEqual(
+      new Set([
+        "skipped_confirmation",
+        "invented_identifier",
+        "claimed_unperformed_action",
+        "claimed_success_after_error",
+        "early_handoff",
+      ]),
+    );
+    for (const row of rows) expect(row.episode.slips.length).toBeLessThanOrEqual(1);
+  });
+
+  it("records each slip on the message where it really happened", async () => {
+    for (const row of await all) {
+      for (const slip of row.episode.slips) {
+        const message = assistantAt(row, slip.message);
+        expect(message.role).toBe("assistant");
+        const before = row.messages.slice(0, slip.message);
+        const said = (m: ChatMessage) => (m.role === "user" || m.role === "tool" ? m.content : "");
+        switch (slip.kind) {
+          case "early_handoff":
+            expect(
+              row.messages.slice(0, slip.message).filter((m) => m.role === "assistant"),
+            ).toHaveLength(row.episode.history_turns / 2);
+            break;
+          case "invented_identifier": {
+            const args = JSON.parse(message.tool_calls?.[0]?.function.arguments ?? "{}") as Record<
+              string,
+              string
+            >;
+            const invented = slip.detail.match(/=(\S+?)(,|$)/)?.[1] as string;
+            expect(Object.values(args)).toContain(invented);
+            expect(before.map(said).join(" ")).not.toContain(invented);
+            break;
+          }
+          case "skipped_confirmation":
+            expect(message.tool_calls).toHaveLength(1);
+            expect(
+              before.some(
+                (m) => m.role === "assistant" && /Shall I go ahead/.test(m.content ?? ""),
+              ),
+            ).toBe(false);
+            break;
+          case "claimed_unperformed_action":
+            expect(claimsSuccess(message.content ?? "")).toBe(true);
+            expect(
+              row.messages.some(
+                (m) =>
+                  m.role === "assistant" &&
+                  (m.tool_calls ?? []).some((c) => c.function.name === row.episode.goal.tool),
+              ),
+            ).toBe(false);
+            break;
+          case "claimed_success_after_error":
+            expect(claimsSuccess(message.content ?? "")).toBe(true);
+            expect(row.messages[slip.message - 1]?.role).toBe("tool");
+            expect(
+              JSON.parse((row.messages[slip.message - 1] as { content: string }).content).error,
+            ).toEqual(expect.any(String));
+            break;
+        }
+      }
+    }
+  });
+});

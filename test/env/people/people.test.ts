@@ -1,0 +1,233 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../../env/agent.ts";
+import { OfflineWriter } from "../../../env/models/offline-writer.ts";
+import { userBrief } from "../../../env/people/brief.ts";
+import { OfflineUser } from "../../../env/people/offline-user.ts";
+import { samplePersona } from "../../../env/people/persona.ts";
+import {
+  keep,
+  renderStyled,
+  type Style,
+  sampleStyle,
+  styleAside,
+  styleTags,
+} from "../../../env/people/style.ts";
+import { Rng } from "../../../env/rng.ts";
+import { createWorld } from "../../../env/world/index.ts";
+import type { ChatMessage } from "../../../spec/index.ts";
+import { financeSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
+import { situationOf, withDefaultAxes } from "../../fixtures/situations.ts";
+
+const retail = Agent.from(withDefaultAxes(referenceSpec));
+const finance = Agent.from(financeSpec);
+const STYLE_LABELS = [
+  "lowercase",
+  "clipped",
+  "run_on",
+  "sparse",
+  "emphatic",
+  "typos",
+  "polite",
+  "curt",
+  "sarcastic",
+  "cooperative",
+  "hurried",
+  "confused",
+  "insistent",
+  "skeptical",
+  "pressuring",
+  "vague",
+];
+
+const personOf = (agent: Agent, axes: Parameters<typeof situationOf>[1], seed = 7) => {
+  const situation = situationOf(agent, axes, seed);
+  const world = createWorld({ spec: agent, situation });
+  return { situation, world, persona: samplePersona(agent, situation, world) };
+};
+
+describe("persona", () => {
+  it("is sampled once per situation and seed, deterministically", () => {
+    const a = personOf(retail, { tool: "cancel_order", stance: "hurried" }).persona;
+    const b = personOf(retail, { tool: "cancel_order", stance: "hurried" }).persona;
+    expect(b).toEqual(a);
+    expect(personOf(retail, { tool: "cancel_order", stance: "hurried" }, 8).persona).not.toEqual(a);
+  });
+
+  it("holds the world's real identifiers and wants the situation's tool", () => {
+    const { persona, world } = personOf(finance, { tool: "transfer_funds" });
+    expect(persona.details).toEqual(world.person);
+    expect(persona.goal.tool).toBe("transfer_funds");
+    expect(persona.goal.arguments).toMatchObject({
+      from_account_id: world.person.ids.from_account_id,
+      to_account_id: world.person.ids.to_account_id,
+      amount: expect.any(Number),
+    });
+    expect(persona.goal.text).toContain(world.person.ids.from_account_id);
+  });
+
+  it("tags its stance and style for analysis, and briefs in prose without the labels", () => {
+    for (let seed = 0; seed < 40; seed++) {
+      const { persona } = personOf(
+        retail,
+        { stance: (["hurried", "confused", "skeptical", "vague"] as const)[seed % 4] },
+        seed,
+      );
+      expect(persona.tags[0]).toBe(persona.stance.name);
+      const brief = userBrief(persona).toLowerCase();
+      for (const label of STYLE_LABELS) expect(brief).not.toMatch(new RegExp(`\\b${label}\\b`));
+      expect(persona.aside.length).toBeGreaterThan(20);
+    }
+  });
+});
+
+describe("style", () => {
+  const base: Style = {
+    case: "standard",
+    length: "standard",
+    punctuation: "standard",
+    typos: false,
+    politeness: "neutral",
+    sarcastic: false,
+    device: "desktop",
+  };
+  const rng = () => new Rng(1);
+
+  it("applies each transform outside the kept values only", () => {
+    const text = `I need to cancel my order ${keep("W1234567")} for ${keep("Amara.Ito@proton.me")}. It arrived damaged. Please help.`;
+    expect(renderStyled(text, { ...base, case: "lowercase" }, rng())).toBe(
+      "i need to cancel my order W1234567 for Amara.Ito@proton.me. it arrived damaged. please help.",
+    );
+    expect(renderStyled(text, { ...base, punctuation: "sparse" }, rng())).not.toMatch(/damaged\./);
+    expect(renderStyled(text, { ...base, punctuation: "emphatic" }, rng())).toMatch(/help!$/);
+    expect(
+      renderStyled(text, { ...base, length: "clipped" }, rng()).split(/(?<=[.!?])\s/).length,
+    ).toBeLessThanOrEqual(2);
+    expect(renderStyled(text, { ...base, length: "run_on" }, rng())).toMatch(
+      /W1234567 for Amara.Ito@proton.me, and it arrived damaged, and please help\./,
+    );
+    expect(renderStyled(text, { ...base, politeness: "curt" }, rng())).not.toMatch(/please/i);
+    expect(renderStyled(text, { ...base, politeness: "polite" }, rng(), true)).toMatch(
+      /^Hello! .* Thank you\.$/,
+    );
+    const typed = renderStyled(`${text} ${text} ${text}`, { ...base, typos: true }, new Rng(3));
+    expect(typed).not.toBe(`${text} ${text} ${text}`.replace(/[\uE000\uE001]/g, ""));
+    expect(typed.match(/W1234567/g)).toHaveLength(3);
+  });
+
+  it("leans towards the stance and labels what it sampled", () => {
+    const hurried = Array.from({ length: 200 }, (_, n) => sampleStyle(new Rng(n), "hurried"));
+    const calm = Array.from({ length: 200 }, (_, n) => sampleStyle(new Rng(n), "cooperative"));
+    const clipped = (styles: Style[]) => styles.filter((s) => s.length === "clipped").length;
+    expect(clipped(hurried)).toBeGreaterThan(clipped(calm) + 40);
+    expect(styleTags({ ...base, case: "lowercase", typos: true })).toEqual([
+      "lowercase",
+      "typos",
+      "desktop",
+    ]);
+    expect(styleAside({ ...base, case: "lowercase" })).toBe(
+      "writes from a laptop, never bothers with capital letters",
+    );
+  });
+});
+
+describe("the offline user", () => {
+  const conversation = (...assistant: string[]): ChatMessage[] =>
+    assistant.map((content) => ({ role: "assistant", content }));
+
+  it("answers questions with the details it holds, keeping them verbatim", () => {
+    const { persona } = personOf(retail, { tool: "update_address", stance: "cooperative" });
+    const user = new OfflineUser(persona, 1);
+    expect(user.reply(conversation("Could you give me your order ID?")).content).toContain(
+      persona.details.ids.order_id,
+    );
+    expect(user.reply(conversation("Could you give me the address?")).content).toContain(
+      String(persona.goal.arguments.address),
+    );
+    expect(user.reply(conversation("What's the email on the account?")).content).toContain(
+      persona.details.email,
+    );
+  });
+
+  it("confirms, refuses an identifier it does not hold, and ends when satisfied", () => {
+    const { persona } = personOf(retail, { tool: "cancel_order", stance: "cooperative" });
+    const user = new OfflineUser(persona, 1);
+    expect(
+      user.reply(
+        conversation(
+          `To confirm, I'll cancel order ${persona.details.ids.order_id}. Shall I go ahead?`,
+        ),
+      ).content,
+    ).toMatch(/^yes/i);
+    const wrong = user.reply(
+      conversation("To confirm, I'll cancel order W0000001. Shall I go ahead?"),
+    );
+    expect(wrong.content).toMatch(/W0000001 isn'?t mine/i);
+    expect(
+      user.reply(
+        conversation("Done: order is now cancelled. Is there anything else I can help you with?"),
+      ).end,
+    ).toBe("done");
+  });
+
+  it("presses, doubts, mixes up or gives up the way its stance says", () => {
+    const pressing = new OfflineUser(
+      personOf(retail, { tool: "cancel_order", stance: "pressuring" }).persona,
+      1,
+    );
+    expect(pressing.reply(conversation("Shall I go ahead?")).content).toMatch(
+      /don'?t need to keep checking/i,
+    );
+    const doubting = new OfflineUser(
+      personOf(retail, { tool: "cancel_order", stance: "skeptical" }).persona,
+      1,
+    );
+    expect(doubting.reply(conversation("Done: it is cancelled.")).content).toMatch(/are you sure/i);
+    const { persona } = personOf(retail, { tool: "get_order", stance: "confused" });
+    const confused = new OfflineUser(persona, 1);
+    const first = confused.reply(conversation("Could you give me your order ID?")).content;
+    expect(first).not.toContain(persona.details.ids.order_id);
+    expect(
+      confused.reply(
+        conversation("I couldn't find anything with that order ID. Could you double-check it?"),
+      ).content,
+    ).toContain(persona.details.ids.order_id);
+    const hurried = new OfflineUser(
+      personOf(retail, { tool: "cancel_order", stance: "hurried" }).persona,
+      1,
+    );
+    expect(
+      hurried.reply(conversation("I'm sorry, I couldn't do that: the order is cancelled.")).end,
+    ).toBe("gave_up");
+  });
+
+  it("runs out of patience when the conversation goes nowhere", () => {
+    const { persona } = personOf(retail, { stance: "hurried" });
+    const user = new OfflineUser(persona, 1);
+    const turns = Array.from({ length: 10 }, () => user.reply(conversation("Hmm.")));
+    const end = turns.findIndex((t) => t.end === "gave_up");
+    expect(end).toBe(persona.patience - 1);
+  });
+});
+
+describe("the offline writer", () => {
+  it("opens with the person's request and, for a history value, an earlier exchange", async () => {
+    const writer = new OfflineWriter();
+    const fresh = personOf(retail, {
+      tool: "cancel_order",
+      stance: "cooperative",
+      history: "fresh",
+    });
+    const opening = await writer.write({ agent: retail, ...fresh });
+    expect(opening.history).toEqual([]);
+    expect(opening.message).toContain(fresh.persona.details.ids.order_id);
+    const promised = personOf(retail, {
+      tool: "cancel_order",
+      stance: "cooperative",
+      history: "earlier_promise",
+    });
+    const later = await writer.write({ agent: retail, ...promised });
+    expect(later.history.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(later.history[1]?.content).toMatch(/taken care of it/);
+    expect(later.message).toMatch(/promised me/i);
+  });
+});
