@@ -73,6 +73,8 @@ export class Episode {
   #persona: Persona | null = null;
   #user: UserSession | null = null;
   #initialState: WorldState | null = null;
+  /** The backend that wrote the opening (the offline writer when the writer fell back). */
+  #openingWriter = "";
   #messages: ChatMessage[] = [];
   #historyTurns = 0;
   #turns = 0;
@@ -114,7 +116,12 @@ export class Episode {
     this.#truncated = false;
     this.#endedBy = null;
     this.#slips = [];
-    this.#errors = [];
+    this.#errors = opening.fallbackError
+      ? [
+          `simulator ${this.#writer.name} failed, the offline writer took over: ${opening.fallbackError}`,
+        ]
+      : [];
+    this.#openingWriter = opening.writer ?? this.#writer.name;
     return {
       messages: structuredClone(this.#messages),
       tools: this.agent.tools.map(openAITool),
@@ -214,7 +221,7 @@ export class Episode {
       persona: { tags: persona.tags },
       models: {
         agent: models.agent ?? this.#agentName,
-        simulator: models.simulator ?? this.#writer.name,
+        simulator: models.simulator ?? this.#openingWriter,
         user_model: models.user_model ?? this.#userModel.name,
       },
       episode: {

@@ -18,6 +18,11 @@ export {
   type StepResult,
 } from "./episode.ts";
 export type { Check, Grade } from "./grade/outcome.ts";
+export { assignRoles, FallbackWriter, type RoleChoices, type Roles } from "./models/assign.ts";
+export { type Backend, familyOf, parseBackend } from "./models/backend.ts";
+export { ModelAgent } from "./models/model-agent.ts";
+export { ModelUser } from "./models/model-user.ts";
+export { ModelWriter } from "./models/model-writer.ts";
 export { DEFAULT_SLIP_RATE, OfflineAgent } from "./models/offline-agent.ts";
 export { OfflineWriter } from "./models/offline-writer.ts";
 export type {

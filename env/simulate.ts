@@ -7,10 +7,9 @@ import { PairwiseCounter } from "./coverage.ts";
 import { Dataset } from "./dataset.ts";
 import { DEFAULT_MAX_TURNS, Episode } from "./episode.ts";
 import { RowSink } from "./jsonl.ts";
-import { DEFAULT_SLIP_RATE, OfflineAgent } from "./models/offline-agent.ts";
-import { OfflineWriter } from "./models/offline-writer.ts";
+import { assignRoles, type RoleChoices } from "./models/assign.ts";
+import { DEFAULT_SLIP_RATE } from "./models/offline-agent.ts";
 import type { AgentPolicy, SituationWriter, UserSimulator } from "./models/roles.ts";
-import { offlineUser } from "./people/offline-user.ts";
 import { Planner } from "./plan.ts";
 import { issuesOf, SpecError } from "./spec-error.ts";
 
@@ -29,14 +28,12 @@ const SimulateOptionsSchema = z.object({
   resume: z.boolean().optional(),
 });
 
-/** How many rows, how they are planned, where they go. */
-export interface SimulateOptions extends z.infer<typeof SimulateOptionsSchema> {
-  /** The policy (default: the offline agent). */
-  agent?: AgentPolicy;
-  /** The situation writer (default: the offline writer). */
-  simulator?: SituationWriter;
-  /** The simulated person (default: the offline user). */
-  userModel?: UserSimulator;
+/** How many rows, how they are planned, where they go, and who plays each role. */
+export interface SimulateOptions
+  extends z.infer<typeof SimulateOptionsSchema>,
+    Pick<RoleChoices, "agent" | "simulator" | "userModel" | "fetch"> {
+  /** Record the policy's log-probabilities on every agent turn (model-backed agents). */
+  logprobs?: boolean;
   /** Called after each row is kept, with the number kept so far. */
   onProgress?: (done: number, total: number) => void;
   /** Stops the run: finished rows are kept (in `<out>.partial` when writing a file). */
@@ -62,14 +59,29 @@ export class SimulationInterrupted extends Error {
  * run holds only the rows in flight; an interrupted run keeps what it finished and `resume` continues.
  */
 export async function simulate(target: unknown, options: SimulateOptions = {}): Promise<Dataset> {
-  const { agent: policyOption, simulator, userModel, onProgress, signal, ...plain } = options;
+  const {
+    agent: agentChoice,
+    simulator,
+    userModel,
+    fetch,
+    logprobs,
+    onProgress,
+    signal,
+    ...plain
+  } = options;
   const parsed = SimulateOptionsSchema.safeParse(plain);
   if (!parsed.success) throw new SpecError("simulate options", issuesOf(parsed.error, plain));
   const o = parsed.data;
+  const roles = assignRoles({
+    agent: agentChoice,
+    simulator,
+    userModel,
+    logprobs,
+    slipRate: o.slipRate,
+    ...(fetch ? { fetch } : {}),
+  });
   const agent = await agentOf(target);
-  const policy = policyOption ?? new OfflineAgent({ slipRate: o.slipRate ?? DEFAULT_SLIP_RATE });
-  const writer = simulator ?? new OfflineWriter();
-  const user = userModel ?? offlineUser;
+  const { agent: policy, writer, user } = roles;
   const plan = new Planner(agent, {
     rows: o.rows,
     seed: o.seed,
@@ -98,9 +110,14 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     rows,
     complete,
     coverage: { pairwise: counter.result() },
-    degraded: {},
-    warnings: [],
-    search: { budget: plan.rows, mutations: [], writer_errors: [] },
+    degraded: {
+      ...roles.degraded,
+      ...(writer.fallbacks > 0
+        ? { generator_fallback: { rows: writer.fallbacks, last_error: writer.errors.at(-1) ?? "" } }
+        : {}),
+    },
+    warnings: [...roles.warnings],
+    search: { budget: plan.rows, mutations: [], writer_errors: [...writer.errors] },
   });
 
   const play = (situation: Situation) =>

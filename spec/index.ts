@@ -1,5 +1,6 @@
 export * from "./agent.ts";
 export * from "./axes.ts";
+export * from "./backend.ts";
 export * from "./dataset.ts";
 export * from "./json-schema.ts";
 export * from "./messages.ts";

@@ -16,6 +16,10 @@ export interface EpisodeSetup {
 export interface Opening {
   history: ChatMessage[];
   message: string;
+  /** The backend that actually wrote it, when not the writer's own (a fallback). */
+  writer?: string;
+  /** Why the writer's own backend did not write it. */
+  fallbackError?: string;
 }
 
 /** The situation writer: renders a situation into the opening of the conversation. */

@@ -1,0 +1,131 @@
+import { type BackendObject, BackendObjectSchema, type BackendSpec } from "../../spec/index.ts";
+import { issuesOf, SpecError } from "../spec-error.ts";
+
+/** A parsed backend: where the model is served and how it is called. */
+export interface Backend {
+  provider: "offline" | "openai" | "openai-compatible" | "typesafe";
+  model: string;
+  baseURL?: string;
+  apiKeyEnv?: string;
+  sampling: { temperature?: number; top_p?: number; max_tokens?: number; seed?: number };
+  timeoutMs: number;
+  maxRetries: number;
+  concurrency: number;
+  /** How rows name it: `offline`, `openai:gpt-4.1`, `qwen2.5-7b@http://127.0.0.1:8000/v1`, `typesafe:offline`. */
+  name: string;
+}
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const DEFAULT_MAX_RETRIES = 2;
+export const DEFAULT_BACKEND_CONCURRENCY = 8;
+
+const FORMS =
+  '"offline", "openai:<model>", "<model>@<base-url>" or "typesafe:<model>", or an object {provider, model, baseURL, apiKeyEnv, temperature, top_p, max_tokens, seed}';
+
+/** Parses a backend spec for a role; an unparseable one is an error naming the role and the accepted forms. */
+export function parseBackend(spec: BackendSpec | undefined, role: string): Backend {
+  if (spec === undefined || spec === "offline") return offline();
+  if (typeof spec === "string") return fromString(spec, role);
+  const parsed = BackendObjectSchema.safeParse(spec);
+  if (!parsed.success) throw new SpecError(`${role} backend`, issuesOf(parsed.error, spec));
+  return fromObject(parsed.data, role);
+}
+
+function fromString(spec: string, role: string): Backend {
+  const typesafe = /^typesafe:(.+)$/.exec(spec);
+  if (typesafe) {
+    const inner = typesafe[1] as string;
+    if (inner === "offline")
+      return { ...offline(), provider: "typesafe", name: "typesafe:offline" };
+    const served = /^(.+)@(https?:\/\/\S+)$/.exec(inner);
+    return finish(
+      {
+        provider: "typesafe",
+        model: served ? (served[1] as string) : inner,
+        ...(served ? { baseURL: served[2] as string } : {}),
+      },
+      spec,
+    );
+  }
+  const openai = /^openai:(.+)$/.exec(spec);
+  if (openai) return finish({ provider: "openai", model: openai[1] as string }, spec);
+  const served = /^([^@\s]+)@(https?:\/\/\S+)$/.exec(spec);
+  if (served) {
+    const baseURL = (served[2] as string).replace(/\/+$/, "");
+    return finish(
+      { provider: "openai-compatible", model: served[1] as string, baseURL },
+      `${served[1]}@${baseURL}`,
+    );
+  }
+  throw new SpecError(`${role} backend`, [
+    { path: role, message: `"${spec}" is not a backend; expected ${FORMS}` },
+  ]);
+}
+
+function fromObject(spec: BackendObject, role: string): Backend {
+  if (spec.provider === "offline") return offline();
+  if (!spec.model)
+    throw new SpecError(`${role} backend`, [
+      {
+        path: `${role}.model`,
+        message: `expected the model's name for provider "${spec.provider}"`,
+      },
+    ]);
+  if (spec.provider === "openai-compatible" && !spec.baseURL) {
+    throw new SpecError(`${role} backend`, [
+      {
+        path: `${role}.baseURL`,
+        message:
+          'expected the server\'s URL for provider "openai-compatible", such as http://127.0.0.1:8000/v1',
+      },
+    ]);
+  }
+  const baseURL = spec.baseURL?.replace(/\/+$/, "");
+  const name =
+    spec.provider === "openai-compatible"
+      ? `${spec.model}@${baseURL}`
+      : `${spec.provider}:${spec.model}${baseURL && spec.provider !== "openai" ? `@${baseURL}` : ""}`;
+  return finish({ ...spec, model: spec.model, ...(baseURL ? { baseURL } : {}) }, name);
+}
+
+function finish(spec: BackendObject & { model: string }, name: string): Backend {
+  const sampling: Backend["sampling"] = {};
+  if (spec.temperature !== undefined) sampling.temperature = spec.temperature;
+  if (spec.top_p !== undefined) sampling.top_p = spec.top_p;
+  if (spec.max_tokens !== undefined) sampling.max_tokens = spec.max_tokens;
+  if (spec.seed !== undefined) sampling.seed = spec.seed;
+  return {
+    provider: spec.provider,
+    model: spec.model,
+    ...(spec.baseURL ? { baseURL: spec.baseURL } : {}),
+    ...(spec.apiKeyEnv ? { apiKeyEnv: spec.apiKeyEnv } : {}),
+    sampling,
+    timeoutMs: spec.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: spec.max_retries ?? DEFAULT_MAX_RETRIES,
+    concurrency: spec.concurrency ?? DEFAULT_BACKEND_CONCURRENCY,
+    name,
+  };
+}
+
+function offline(): Backend {
+  return {
+    provider: "offline",
+    model: "offline",
+    sampling: {},
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    maxRetries: 0,
+    concurrency: 1,
+    name: "offline",
+  };
+}
+
+/** The family a model belongs to, from its name: gpt-4.1-mini → gpt, Qwen2.5-7B-Instruct → qwen, phi-4 → phi. */
+export function familyOf(model: string): string {
+  const base = model.toLowerCase().split("/").at(-1) as string;
+  const match =
+    /^(gpt|o\d|qwen|llama|phi|mistral|mixtral|gemma|gemini|claude|deepseek|command|granite|olmo|yi|glm)/.exec(
+      base,
+    );
+  if (match?.[1]?.match(/^o\d/)) return "gpt";
+  return match?.[1] === "mixtral" ? "mistral" : (match?.[1] ?? base.split(/[-_:.\d]/)[0] ?? base);
+}

@@ -1,0 +1,75 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { AssistantMessage, ChatMessage } from "../../spec/index.ts";
+import type { Agent } from "../agent.ts";
+import { openAITool } from "../tools.ts";
+import type { Backend } from "./backend.ts";
+import { ChatClient } from "./chat.ts";
+import type { AgentPolicy, AgentSession, AgentTurn } from "./roles.ts";
+
+/** Our messages as the chat API takes them (sampling figures on assistant turns left out). */
+export function toChatParams(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    if (m.role === "assistant") {
+      return {
+        role: "assistant",
+        content: m.content ?? null,
+        ...(m.tool_calls && m.tool_calls.length > 0 ? { tool_calls: m.tool_calls } : {}),
+      };
+    }
+    if (m.role === "tool")
+      return { role: "tool", tool_call_id: m.tool_call_id, content: m.content };
+    return { role: m.role, content: m.content };
+  });
+}
+
+/**
+ * A model-backed agent: the policy is a chat model served by OpenAI or any OpenAI-compatible server.
+ * With `logprobs`, every turn carries the summed log-probability of the tokens it generated, their
+ * count, the per-token list when returned, the policy version and the sampling settings.
+ */
+export class ModelAgent implements AgentPolicy {
+  readonly name: string;
+  readonly #client: ChatClient;
+  readonly #logprobs: boolean;
+  readonly #policyVersion: string | undefined;
+
+  constructor(
+    backend: Backend,
+    options: { logprobs?: boolean; policyVersion?: string; fetch?: typeof fetch } = {},
+  ) {
+    this.name = backend.name;
+    this.#client = new ChatClient(backend, "agent", options.fetch ? { fetch: options.fetch } : {});
+    this.#logprobs = options.logprobs ?? false;
+    this.#policyVersion = options.policyVersion;
+  }
+
+  start(agent: Agent): AgentSession {
+    const tools = agent.tools.map(openAITool);
+    return {
+      respond: async (conversation): Promise<AgentTurn> => {
+        const reply = await this.#client.complete({
+          messages: toChatParams(conversation),
+          tools,
+          logprobs: this.#logprobs,
+        });
+        if (!reply.content && reply.toolCalls.length === 0)
+          throw new Error(
+            `${this.name}: the agent model answered with neither text nor a tool call`,
+          );
+        const message: AssistantMessage = { role: "assistant", content: reply.content };
+        if (reply.toolCalls.length > 0) message.tool_calls = reply.toolCalls;
+        if (this.#logprobs) {
+          const tokens = reply.tokenLogprobs ?? [];
+          message.logprob = tokens.reduce((sum, lp) => sum + lp, 0);
+          message.n_tokens = reply.completionTokens ?? tokens.length;
+          if (reply.tokenLogprobs) message.token_logprobs = reply.tokenLogprobs;
+          message.policy_version =
+            this.#policyVersion ??
+            `${reply.model}${reply.fingerprint ? `@${reply.fingerprint}` : ""}`;
+          message.sampling = { ...this.#client.backend.sampling };
+        }
+        return { message };
+      },
+    };
+  }
+}

@@ -1,0 +1,63 @@
+import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
+import type { ChatMessage } from "../../spec/index.ts";
+import { END_MARKERS, userBrief } from "../people/brief.ts";
+import type { UserTurn } from "../people/offline-user.ts";
+import type { Backend } from "./backend.ts";
+import { ChatClient } from "./chat.ts";
+import type { EpisodeSetup, UserSession, UserSimulator } from "./roles.ts";
+
+/**
+ * The conversation as the person sees it, role-flipped for a user model (tau-bench's way): the
+ * agent's words become the user turns, the person's own become the assistant turns; tool calls and
+ * results are not the person's to see.
+ */
+export function personView(
+  brief: string,
+  conversation: readonly ChatMessage[],
+): ChatCompletionMessageParam[] {
+  const out: ChatCompletionMessageParam[] = [{ role: "system", content: brief }];
+  for (const m of conversation) {
+    if (m.role === "user") out.push({ role: "assistant", content: m.content });
+    else if (m.role === "assistant" && m.content) out.push({ role: "user", content: m.content });
+  }
+  return out;
+}
+
+/** A model-backed user: plays the person from the brief, ending with an explicit marker. */
+export class ModelUser implements UserSimulator {
+  readonly name: string;
+  readonly #client: ChatClient;
+
+  constructor(backend: Backend, options: { fetch?: typeof fetch } = {}) {
+    this.name = backend.name;
+    this.#client = new ChatClient(
+      backend,
+      "userModel",
+      options.fetch ? { fetch: options.fetch } : {},
+    );
+  }
+
+  start(setup: EpisodeSetup): UserSession {
+    const brief = userBrief(setup.persona);
+    return {
+      reply: async (conversation): Promise<UserTurn> => {
+        const reply = await this.#client.complete({ messages: personView(brief, conversation) });
+        const text = reply.content ?? "";
+        const end = text.includes(END_MARKERS.gave_up)
+          ? "gave_up"
+          : text.includes(END_MARKERS.done)
+            ? "done"
+            : undefined;
+        const content = text
+          .replaceAll(END_MARKERS.done, "")
+          .replaceAll(END_MARKERS.gave_up, "")
+          .trim();
+        if (!content && !end)
+          throw new Error(
+            `${this.name}: the user model answered with an empty message and no end marker`,
+          );
+        return end ? { content, end } : { content };
+      },
+    };
+  }
+}
