@@ -24,3 +24,15 @@ export function share(value: string): number {
 export function seed(value: string): number | string {
   return /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) ? Number(value) : value;
 }
+
+/** Commander parser for a backend: a spec string, or a JSON object when it starts with "{". */
+export function backend(value: string): string | Record<string, unknown> {
+  if (!value.trim().startsWith("{")) return value;
+  try {
+    return JSON.parse(value) as Record<string, unknown>;
+  } catch (error) {
+    throw new InvalidArgumentError(
+      `expected a backend spec or a JSON object: ${(error as Error).message}`,
+    );
+  }
+}

@@ -3,7 +3,8 @@ import type { Command } from "commander";
 import { Agent } from "../env/agent.ts";
 import type { Dataset } from "../env/dataset.ts";
 import { SimulationInterrupted, simulate } from "../env/simulate.ts";
-import { integer, seed, share } from "./options.ts";
+import type { BackendSpec } from "../spec/index.ts";
+import { backend, integer, seed, share } from "./options.ts";
 
 interface SimulateFlags {
   spec: string;
@@ -17,6 +18,10 @@ interface SimulateFlags {
   slipRate?: number;
   resume?: boolean;
   json?: boolean;
+  agent?: BackendSpec;
+  simulator?: BackendSpec;
+  userModel?: BackendSpec;
+  logprobs?: boolean;
 }
 
 /** `rehearse simulate`: runs the conversations of a spec into a JSONL file. */
@@ -50,6 +55,14 @@ export function simulateCommand(program: Command): void {
       "share of episodes in which the offline agent slips (default 0.25)",
       share,
     )
+    .option(
+      "--agent <backend>",
+      'the policy: "offline", "openai:<model>", "<model>@<base-url>", or a JSON object',
+      backend,
+    )
+    .option("--simulator <backend>", "the situation writer (same forms as --agent)", backend)
+    .option("--user-model <backend>", "the simulated person (same forms as --agent)", backend)
+    .option("--logprobs", "record the policy's log-probabilities on every agent turn")
     .option("--resume", "continue an interrupted run from <file>.partial")
     .option("--json", "print the run's summary as JSON")
     .action(async (flags: SimulateFlags) => {
@@ -77,6 +90,10 @@ export function simulateCommand(program: Command): void {
           maxTurns: flags.maxTurns,
           slipRate: flags.slipRate,
           resume: flags.resume,
+          agent: flags.agent,
+          simulator: flags.simulator,
+          userModel: flags.userModel,
+          logprobs: flags.logprobs,
           signal: controller.signal,
           onProgress: (done) => bar?.update(done),
         });

@@ -1,0 +1,178 @@
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { Hono } from "hono";
+
+/** A chat completion request as the server received it. */
+export type ReceivedRequest = {
+  model: string;
+  messages: { role: string; content?: string | null; tool_calls?: unknown[] }[];
+  tools?: unknown[];
+  logprobs?: boolean;
+  top_logprobs?: number;
+  [key: string]: unknown;
+};
+
+/** What the server answers to one request: a completion, an error, or a delayed answer. */
+export interface Scripted {
+  status?: number;
+  headers?: Record<string, string>;
+  delayMs?: number;
+  body: unknown;
+}
+
+/** Scripts the server: a fixed answer, or one computed from the request. */
+export type Script = Scripted | ((request: ReceivedRequest, index: number) => Scripted);
+
+/** A completion body in the real API's shape. */
+export function completion(options: {
+  content?: string | null;
+  toolCalls?: { id?: string; name: string; arguments: Record<string, unknown> | string }[];
+  logprobs?: { token: string; logprob: number; top?: Record<string, number> }[];
+  model?: string;
+  completionTokens?: number;
+}): Scripted {
+  const toolCalls = (options.toolCalls ?? []).map((c, n) => ({
+    id: c.id ?? `call_${n + 1}`,
+    type: "function",
+    function: {
+      name: c.name,
+      arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+    },
+  }));
+  return {
+    body: {
+      id: "chatcmpl-test",
+      object: "chat.completion",
+      created: 1_780_000_000,
+      model: options.model ?? "test-model-0125",
+      system_fingerprint: "fp_test",
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: "assistant",
+            content: options.content ?? null,
+            refusal: null,
+            ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          },
+          logprobs: options.logprobs
+            ? {
+                content: options.logprobs.map((t) => ({
+                  token: t.token,
+                  logprob: t.logprob,
+                  bytes: [...Buffer.from(t.token)],
+                  top_logprobs: Object.entries(t.top ?? {}).map(([token, logprob]) => ({
+                    token,
+                    logprob,
+                    bytes: [...Buffer.from(token)],
+                  })),
+                })),
+                refusal: null,
+              }
+            : null,
+          finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+        },
+      ],
+      usage: {
+        prompt_tokens: 50,
+        completion_tokens: options.completionTokens ?? options.logprobs?.length ?? 7,
+        total_tokens: 57,
+      },
+    },
+  };
+}
+
+/** An error body in the real API's shape, with its status and headers. */
+export function apiError(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Scripted {
+  const type =
+    status === 429
+      ? "rate_limit_exceeded"
+      : status >= 500
+        ? "server_error"
+        : "invalid_request_error";
+  return { status, headers, body: { error: { message, type, param: null, code: type } } };
+}
+
+/**
+ * A small local OpenAI-compatible HTTP server for tests (no network model is reachable here): it
+ * answers `POST /v1/chat/completions` with responses of the real API's shape, scripted per test,
+ * and records every request it received.
+ */
+export class OpenAICompatibleServer {
+  readonly requests: ReceivedRequest[] = [];
+  readonly url: string;
+  readonly #close: () => Promise<void>;
+  #script: Script[] = [];
+  #fallback: Script | null = null;
+
+  private constructor(url: string, close: () => Promise<void>) {
+    this.url = url;
+    this.#close = close;
+  }
+
+  /** Starts a server on a free port of 127.0.0.1. */
+  static async start(): Promise<OpenAICompatibleServer> {
+    const app = new Hono();
+    let server: OpenAICompatibleServer | null = null;
+    app.get("/v1/models", (c) =>
+      c.json({
+        object: "list",
+        data: [{ id: "test-model", object: "model", created: 0, owned_by: "test" }],
+      }),
+    );
+    app.post("/v1/chat/completions", async (c) => {
+      const request = (await c.req.json()) as ReceivedRequest;
+      const self = server as OpenAICompatibleServer;
+      self.requests.push(request);
+      const script = self.#script.shift() ?? self.#fallback;
+      if (!script)
+        return c.json(
+          apiError(500, "the test server has no scripted answer left").body as object,
+          500,
+        );
+      const answer =
+        typeof script === "function" ? script(request, self.requests.length - 1) : script;
+      if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
+      return new Response(JSON.stringify(answer.body), {
+        status: answer.status ?? 200,
+        headers: { "content-type": "application/json", ...answer.headers },
+      });
+    });
+    const http = await new Promise<ReturnType<typeof serve>>((resolve) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    });
+    const { port } = http.address() as AddressInfo;
+    server = new OpenAICompatibleServer(
+      `http://127.0.0.1:${port}/v1`,
+      () => new Promise((resolve) => http.close(() => resolve())),
+    );
+    return server;
+  }
+
+  /** Queues answers, one per request, in order. */
+  script(...answers: Script[]): this {
+    this.#script.push(...answers);
+    return this;
+  }
+
+  /** The answer for every request once the queue is empty. */
+  otherwise(answer: Script): this {
+    this.#fallback = answer;
+    return this;
+  }
+
+  /** Forgets the script and the recorded requests. */
+  reset(): void {
+    this.#script = [];
+    this.#fallback = null;
+    this.requests.length = 0;
+  }
+
+  async close(): Promise<void> {
+    await this.#close();
+  }
+}
