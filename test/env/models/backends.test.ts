@@ -277,6 +277,14 @@ describe("a model-backed writer and user", () => {
     expect(row?.episode.ended_by).toBe("user_gave_up");
   });
 
+  it("a user model that fails mid-episode ends the row with its error, never a made-up turn", async () => {
+    server.otherwise((r) => (roleOf(r) === "user" ? apiError(500, "user model down") : agentModel(r)));
+    const [row] = await (await simulate(retail, { rows: 1, userModel: { ...fast("user-model") } })).rows();
+    expect(row?.episode).toMatchObject({ ended_by: "error", errors: [expect.stringMatching(/user-model@.*: 500 user model down/)] });
+    const last = row?.messages.at(-1);
+    expect(last?.role).toBe("assistant");
+  });
+
   it("falls back to the offline writer when the writer fails, and says so on the data", async () => {
     server.otherwise((r) =>
       roleOf(r) === "writer" ? apiError(500, "writer exploded") : agentModel(r),
