@@ -11,7 +11,9 @@ import {
   type WorldState,
 } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
+import { conductChecks } from "./grade/conduct.ts";
 import { type Grade, outcomeGrade } from "./grade/outcome.ts";
+import { simulatorChecks } from "./grade/simulator.ts";
 import { canonicalJson, sha256 } from "./hash.ts";
 import { OfflineWriter } from "./models/offline-writer.ts";
 import type { SituationWriter, UserSession, UserSimulator } from "./models/roles.ts";
@@ -34,6 +36,13 @@ export interface EpisodeOptions {
   maxTurns?: number;
   /** The backend playing the agent, as the row records it. */
   agentName?: string;
+  /** Which rollout of the situation this is (default 0): the same situation, world and person, played again. */
+  rollout?: number;
+}
+
+/** The id of a row: the situation, its seed and the rollout. */
+export function rowId(situation: Situation, rollout = 0): string {
+  return `row_${sha256(canonicalJson({ situation: situation.id, seed: situation.seed, rollout })).slice(0, 16)}`;
 }
 
 /** What the agent observes: the new messages, and at reset the tools too. */
@@ -66,6 +75,7 @@ export class Episode {
   readonly agent: Agent;
   readonly situation: Situation;
   readonly maxTurns: number;
+  readonly rollout: number;
   readonly #writer: SituationWriter;
   readonly #userModel: UserSimulator;
   readonly #agentName: string;
@@ -83,6 +93,7 @@ export class Episode {
   #endedBy: EndedBy | null = null;
   #slips: Slip[] = [];
   #errors: string[] = [];
+  #misstated: string[] = [];
 
   constructor(options: EpisodeOptions) {
     this.agent = Agent.from(options.spec);
@@ -93,13 +104,22 @@ export class Episode {
     this.#writer = options.writer ?? new OfflineWriter();
     this.#userModel = options.userModel ?? offlineUser;
     this.#agentName = options.agentName ?? "external";
+    this.rollout = options.rollout ?? 0;
+    if (!Number.isInteger(this.rollout) || this.rollout < 0)
+      throw new RangeError(`rollout: expected a whole number ≥ 0, got ${this.rollout}`);
   }
 
   /** Opens the conversation: builds the world and the person, and returns the system prompt, earlier contact, the first user message and the tools. */
   async reset(): Promise<Observation> {
     const world = createWorld({ spec: this.agent, situation: this.situation });
     const persona = samplePersona(this.agent, this.situation, world);
-    const setup = { agent: this.agent, situation: this.situation, world, persona };
+    const setup = {
+      agent: this.agent,
+      situation: this.situation,
+      world,
+      persona,
+      rollout: this.rollout,
+    };
     const opening = await this.#writer.write(setup);
     this.#world = world;
     this.#persona = persona;
@@ -122,6 +142,7 @@ export class Episode {
         ]
       : [];
     this.#openingWriter = opening.writer ?? this.#writer.name;
+    this.#misstated = [];
     return {
       messages: structuredClone(this.#messages),
       tools: this.agent.tools.map(openAITool),
@@ -198,13 +219,14 @@ export class Episode {
     return this.#requireWorld();
   }
 
-  /** The conversation as a dataset row (ungraded). */
+  /** The conversation as a dataset row: ungraded, with the conduct and simulator checks' findings. */
   row(models: { agent?: string; simulator?: string; user_model?: string } = {}): Row {
     const world = this.#requireWorld();
     const persona = this.#persona as Persona;
     const { id, axes, seed, cell, pass, flipped_from } = this.situation;
-    return {
-      id: `row_${sha256(canonicalJson({ situation: id, seed })).slice(0, 16)}`,
+    const details = persona.details;
+    const row: Row = {
+      id: rowId(this.situation, this.rollout),
       task_id: id,
       messages: structuredClone(this.#messages),
       tools: this.agent.tools.map(openAITool),
@@ -218,7 +240,17 @@ export class Episode {
         world_state: this.#initialState as WorldState,
         faults: world.faults,
       },
-      persona: { tags: persona.tags },
+      persona: {
+        tags: persona.tags,
+        holds: [
+          ...new Set([
+            details.email,
+            ...Object.values(details.ids),
+            ...Object.values(details.candidates).flat(),
+          ]),
+        ],
+        misstated: [...this.#misstated],
+      },
       models: {
         agent: models.agent ?? this.#agentName,
         simulator: models.simulator ?? this.#openingWriter,
@@ -233,7 +265,12 @@ export class Episode {
         slips: structuredClone(this.#slips),
         errors: [...this.#errors],
       },
+      conduct: [],
+      sim_faults: [],
     };
+    row.conduct = conductChecks(this.agent, row);
+    row.sim_faults = simulatorChecks(this.agent, row);
+    return row;
   }
 
   /** Records that the conversation broke off because a role failed, keeping the error on the row. */
@@ -256,6 +293,7 @@ export class Episode {
       this.#messages.push(reply);
       added.push(reply);
     }
+    if (turn.misstated) this.#misstated.push(...turn.misstated);
     if (turn.end) this.#end(turn.end === "done" ? "user_done" : "user_gave_up");
   }
 

@@ -24,6 +24,8 @@ export const RunOptionsSchema = z.object({
   fault_rate: z.number().min(0).max(1),
   prefer_success: z.boolean(),
   max_turns: z.int().min(1),
+  /** Rollouts of each situation (the file holds rows × rollouts conversations). */
+  rollouts: z.int().min(1),
   slip_rate: z.number().min(0).max(1),
   agent: z.string(),
   simulator: z.string(),

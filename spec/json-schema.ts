@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { AgentSpecSchema, ToolDefinitionSchema } from "./agent.ts";
 import { DatasetMetaSchema } from "./dataset.ts";
+import { GradeReportSchema, LabelSchema } from "./grade.ts";
 import { AssistantMessageSchema } from "./messages.ts";
 import { RowSchema } from "./row.ts";
 import { CoverageSchema, SituationSchema } from "./situation.ts";
@@ -17,6 +18,8 @@ export const TOP_LEVEL_CONTRACTS = {
   row: RowSchema,
   "dataset-meta": DatasetMetaSchema,
   "assistant-message": AssistantMessageSchema,
+  "grade-report": GradeReportSchema,
+  label: LabelSchema,
 } as const;
 
 /** JSON Schemas (draft 2020-12) for every top-level contract, generated from the zod schemas. */

@@ -1,5 +1,12 @@
 import { z } from "zod";
 import { ConditionKindSchema } from "./axes.ts";
+import {
+  ConductFindingSchema,
+  FailureClassSchema,
+  JudgeMetaSchema,
+  LabelSchema,
+  SimFindingSchema,
+} from "./grade.ts";
 import { ChatMessageSchema } from "./messages.ts";
 import { CoordinateSchema } from "./situation.ts";
 import { FaultSchema, WorldStateSchema } from "./world.ts";
@@ -83,12 +90,28 @@ export const RowSchema = z.object({
     world_state: WorldStateSchema,
     faults: z.array(FaultSchema),
   }),
-  persona: z.object({ tags: z.array(z.string()) }),
+  persona: z.object({
+    tags: z.array(z.string()),
+    /** Identifiers and the email the person holds: what they may state without it being made up. */
+    holds: z.array(z.string()),
+    /** What the person got wrong on purpose (a misread number): stated, but not a simulator fault. */
+    misstated: z.array(z.string()),
+  }),
   models: z.object({ agent: z.string(), simulator: z.string(), user_model: z.string() }),
   episode: EpisodeFactsSchema,
+  /** The deterministic conduct checks on the agent, each with its evidence. */
+  conduct: z.array(ConductFindingSchema),
+  /** Checks on the simulated person; a row with any is left out of the agent's failure figures. */
+  sim_faults: z.array(SimFindingSchema),
   reward: z.number().optional(),
   reason: z.string().optional(),
-  failure_class: z.string().optional(),
+  failure_class: FailureClassSchema.optional(),
+  judge_meta: JudgeMetaSchema.optional(),
+  /** Why the judge could not judge this row (it stays ungraded; there is no default score). */
+  grade_error: z.string().optional(),
+  labels: z.array(LabelSchema).optional(),
+  /** A gold reward from elsewhere with no record of who made it: reported as unmeasured, never as agreement. */
+  gold_reward: z.number().optional(),
   policy_version: z.string().optional(),
 });
 export type Row = z.infer<typeof RowSchema>;

@@ -2,6 +2,7 @@ import type { AssistantMessage, ChatMessage, Situation, SlipKind } from "../../s
 import type { Agent } from "../agent.ts";
 import type { UserTurn } from "../people/offline-user.ts";
 import type { Persona } from "../people/persona.ts";
+import { Rng } from "../rng.ts";
 import type { World } from "../world/world.ts";
 
 /** Everything the simulator side knows about one episode: the spec, the situation, its world and its person. */
@@ -10,6 +11,15 @@ export interface EpisodeSetup {
   situation: Situation;
   world: World;
   persona: Persona;
+  /** Which rollout of the situation this is (0 first): same situation, world and person; fresh choices. */
+  rollout: number;
+}
+
+/** The seed for the choices of one rollout: the situation's own for the first, a derived one after. */
+export function rolloutSeed(situation: Situation, rollout: number): number {
+  return rollout === 0
+    ? situation.seed
+    : new Rng(situation.seed, "rollout", String(rollout)).uint32();
 }
 
 /** How a conversation opens: earlier contact the history axis asks for, then the person's first message. */

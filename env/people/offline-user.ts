@@ -1,5 +1,5 @@
 import type { ChatMessage } from "../../spec/index.ts";
-import type { UserSimulator } from "../models/roles.ts";
+import { rolloutSeed, type UserSimulator } from "../models/roles.ts";
 import { Rng } from "../rng.ts";
 import { snake } from "../world/model.ts";
 import { AGENT_WRITTEN } from "./goal.ts";
@@ -10,6 +10,8 @@ import { keep, renderStyled } from "./style.ts";
 export interface UserTurn {
   content: string;
   end?: "done" | "gave_up";
+  /** Details the person got wrong on purpose in this turn (a misread number), so checks do not blame the simulator. */
+  misstated?: string[];
 }
 
 const ROLE_WORDS = new Set([
@@ -171,6 +173,7 @@ export class OfflineUser {
   #give(params: string[]): UserTurn {
     const p = this.#persona;
     const parts: string[] = [];
+    const misstated: string[] = [];
     for (const param of params) {
       const times = (this.#asked.get(param) ?? 0) + 1;
       this.#asked.set(param, times);
@@ -197,14 +200,18 @@ export class OfflineUser {
         );
       } else if (p.stance.name === "confused" && !this.#misled && /(_id|Id)$/.test(param)) {
         this.#misled = true;
-        parts.push(`I think it's ${keep(garble(String(value), this.#rng))}?`);
+        const wrong = garble(String(value), this.#rng);
+        misstated.push(wrong);
+        parts.push(`I think it's ${keep(wrong)}?`);
       } else {
         parts.push(
           `${this.#rng.pick(["", "It's ", "Sure, it's "])}${keep(String(typeof value === "number" ? value.toFixed(2) : value))}.`,
         );
       }
     }
-    return { content: parts.join(" ") };
+    return misstated.length > 0
+      ? { content: parts.join(" "), misstated }
+      : { content: parts.join(" ") };
   }
 
   #confirm(text: string): UserTurn {
@@ -294,7 +301,7 @@ function garble(id: string, rng: Rng): string {
 export const offlineUser: UserSimulator = {
   name: "offline",
   start(setup) {
-    const user = new OfflineUser(setup.persona, setup.situation.seed);
+    const user = new OfflineUser(setup.persona, rolloutSeed(setup.situation, setup.rollout));
     return { reply: async (conversation) => user.reply(conversation) };
   },
 };

@@ -1,0 +1,86 @@
+import type { GradeReport, Row } from "../../spec/index.ts";
+import { calibrationStamp, judgeAgreement, PASS_THRESHOLD } from "./agreement.ts";
+
+/** C(n, k), exactly for the small counts pass^k needs. */
+function choose(n: number, k: number): number {
+  if (k < 0 || k > n) return 0;
+  let out = 1;
+  for (let i = 1; i <= k; i++) out = (out * (n - k + i)) / i;
+  return out;
+}
+
+/**
+ * tau-bench's pass^k over repeated rollouts: for each situation with at least k trials,
+ * C(successes, k) / C(trials, k), averaged over those situations; k = 1 is pass@1.
+ */
+export function passHatK(rows: readonly Row[], threshold = PASS_THRESHOLD): Record<string, number> {
+  const tasks = new Map<string, { n: number; c: number }>();
+  for (const row of rows) {
+    if (row.reward === undefined) continue;
+    const t = tasks.get(row.task_id) ?? { n: 0, c: 0 };
+    t.n++;
+    if (row.reward >= threshold) t.c++;
+    tasks.set(row.task_id, t);
+  }
+  const out: Record<string, number> = {};
+  const most = Math.max(0, ...[...tasks.values()].map((t) => t.n));
+  for (let k = 1; k <= most; k++) {
+    const eligible = [...tasks.values()].filter((t) => t.n >= k);
+    out[String(k)] =
+      eligible.reduce((sum, t) => sum + choose(t.c, k) / choose(t.n, k), 0) / eligible.length;
+  }
+  return out;
+}
+
+/**
+ * The grade report. Rows where the simulated person was at fault are counted apart and left out of
+ * the agent's figures (pass rate, pass^k, failure classes, conduct).
+ */
+export function gradeReport(
+  rows: readonly Row[],
+  options: { passThreshold?: number; warnings?: string[] } = {},
+): GradeReport {
+  const threshold = options.passThreshold ?? PASS_THRESHOLD;
+  const agentRows = rows.filter((r) => r.sim_faults.length === 0);
+  const graded = agentRows.filter((r) => r.reward !== undefined);
+  const failureClasses: Record<string, number> = {};
+  for (const row of graded) {
+    if ((row.reward as number) >= threshold) continue;
+    const cls = row.failure_class ?? "unclassified";
+    failureClasses[cls] = (failureClasses[cls] ?? 0) + 1;
+  }
+  const conduct: Record<string, number> = {};
+  for (const row of agentRows)
+    for (const f of row.conduct) conduct[f.check] = (conduct[f.check] ?? 0) + 1;
+  const judges = [
+    ...new Set(
+      rows.flatMap((r) => (r.judge_meta ? [`${r.judge_meta.judge}@${r.judge_meta.version}`] : [])),
+    ),
+  ].sort();
+  const hasGold = rows.some(
+    (r) => (r.labels ?? []).some((l) => l.kind === "human") || r.gold_reward !== undefined,
+  );
+  const agreement = hasGold ? judgeAgreement(rows, { passThreshold: threshold }) : null;
+  return {
+    rows: rows.length,
+    graded: rows.filter((r) => r.reward !== undefined).length,
+    ungraded: rows.filter((r) => r.reward === undefined).length,
+    sim_faults: rows.length - agentRows.length,
+    pass_rate:
+      graded.length === 0
+        ? null
+        : graded.filter((r) => (r.reward as number) >= threshold).length / graded.length,
+    pass_hat_k: passHatK(agentRows, threshold),
+    failure_classes: failureClasses,
+    conduct,
+    unsure: rows.filter((r) => r.judge_meta?.unsure === true).length,
+    judges,
+    agreement,
+    calibration: calibrationStamp(
+      rows,
+      agreement ?? judgeAgreement(rows, { passThreshold: threshold }),
+    ),
+    errors: rows.flatMap((r) => (r.grade_error ? [{ row: r.id, error: r.grade_error }] : [])),
+    warnings: options.warnings ?? [],
+  };
+}
