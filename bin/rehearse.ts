@@ -2,6 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { SpecError } from "../env/spec-error.ts";
 import pkg from "../package.json" with { type: "json" };
+import { gradeCommand } from "./grade.ts";
 import { planCommand } from "./plan.ts";
 import { schemasCommand } from "./schemas.ts";
 import { simulateCommand } from "./simulate.ts";
@@ -18,6 +19,7 @@ const program = new Command()
   .exitOverride()
   .configureOutput({ outputError: (text, write) => write(text) });
 simulateCommand(program);
+gradeCommand(program);
 planCommand(program);
 schemasCommand(program);
 

@@ -15,6 +15,7 @@ interface SimulateFlags {
   faultRate?: number;
   preferSuccess: boolean;
   maxTurns?: number;
+  rollouts?: number;
   slipRate?: number;
   resume?: boolean;
   json?: boolean;
@@ -36,7 +37,12 @@ export function simulateCommand(program: Command): void {
       "--out <file>",
       "JSONL file to write (rows stream to <file>.partial until the run is complete)",
     )
-    .option("--rows <n>", "conversations to simulate", integer(1), 64)
+    .option("--rows <n>", "situations to simulate (each played --rollouts times)", integer(1), 64)
+    .option(
+      "--rollouts <k>",
+      "conversations per situation, for repeated-rollout figures (pass^k) and RL groups",
+      integer(1),
+    )
     .option("--seed <seed>", "seed for situations, worlds, people and the offline agent", seed)
     .option("--concurrency <n>", "episodes run at once", integer(1))
     .option(
@@ -78,7 +84,7 @@ export function simulateCommand(program: Command): void {
             hideCursor: true,
           })
         : null;
-      bar?.start(flags.rows, 0);
+      bar?.start(flags.rows * (flags.rollouts ?? 1), 0);
       try {
         const data = await simulate(agent, {
           rows: flags.rows,
@@ -88,6 +94,7 @@ export function simulateCommand(program: Command): void {
           faultRate: flags.faultRate,
           preferSuccess: flags.preferSuccess ? undefined : false,
           maxTurns: flags.maxTurns,
+          rollouts: flags.rollouts,
           slipRate: flags.slipRate,
           resume: flags.resume,
           agent: flags.agent,

@@ -1,5 +1,9 @@
-import type { Coverage, DatasetMeta, Degraded, Row } from "../spec/index.ts";
-import { datasetPaths, readMeta, readRows } from "./jsonl.ts";
+import type { Coverage, DatasetMeta, Degraded, GradeReport, Label, Row } from "../spec/index.ts";
+import { Agent } from "./agent.ts";
+import { attachLabels } from "./grade/agreement.ts";
+import { type GradeOptions, gradeRows } from "./grade/grade.ts";
+import { gradeReport } from "./grade/report.ts";
+import { datasetPaths, readMeta, readRows, writeDataset } from "./jsonl.ts";
 
 /**
  * The result of a run: its rows (in memory, or streamed from the JSONL file it was written to),
@@ -55,6 +59,41 @@ export class Dataset {
   /** The search report: row budget, mutations, and the writer's errors. */
   get search(): DatasetMeta["search"] | null {
     return this.meta?.search ?? null;
+  }
+
+  /**
+   * Grades every row with your grader function (`{grader, judge, version}`) or a judge backend
+   * (`{spec}`), in place, and returns the grade report. Rows held on disk are read first; call
+   * {@link Dataset.save} to write the graded rows.
+   */
+  async grade(options: GradeOptions): Promise<GradeReport> {
+    return gradeRows(await this.rows(), options);
+  }
+
+  /** Attaches labels (e.g. hand labels, `{kind: "human"}`) to rows by id; returns how many. */
+  async attachLabels(
+    labels: readonly unknown[],
+    options: { kind: Label["kind"] },
+  ): Promise<number> {
+    return attachLabels(await this.rows(), labels, options);
+  }
+
+  /** The grade report of the rows as they are now. */
+  async report(): Promise<GradeReport> {
+    return gradeReport(await this.rows());
+  }
+
+  /** The agent spec the rows were made from, from the sidecar. */
+  agent(): Agent | null {
+    return this.meta ? Agent.from(this.meta.spec) : null;
+  }
+
+  /** Writes the rows (and the sidecar) to `path`, or back where they came from, replacing the old file only when the new one is whole. */
+  async save(path = this.path): Promise<Dataset> {
+    if (!path) throw new Error("Dataset.save: expected a path for a dataset that lives in memory");
+    const rows = await this.rows();
+    await writeDataset(path, rows, this.meta);
+    return new Dataset({ rows, path, meta: this.meta });
   }
 
   /** Number of rows (from the sidecar when on disk). */

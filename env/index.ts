@@ -17,7 +17,32 @@ export {
   type Observation,
   type StepResult,
 } from "./episode.ts";
+export {
+  attachLabels,
+  calibrationStamp,
+  judgeAgreement,
+  PASS_THRESHOLD,
+} from "./grade/agreement.ts";
+export { conductChecks } from "./grade/conduct.ts";
+export { DECISION_UNSURE_BAND, decisionJudge } from "./grade/decision.ts";
+export {
+  audit,
+  type GradeOptions,
+  type Grader,
+  type GraderResult,
+  gradeRows,
+} from "./grade/grade.ts";
+export {
+  DEFAULT_RUBRIC,
+  JUDGE_VERSION,
+  llmGrade,
+  pairwiseJudge,
+  rubricJudge,
+  type Verdict,
+} from "./grade/judges.ts";
 export type { Check, Grade } from "./grade/outcome.ts";
+export { gradeReport, passHatK } from "./grade/report.ts";
+export { simulatorChecks } from "./grade/simulator.ts";
 export { assignRoles, FallbackWriter, type RoleChoices, type Roles } from "./models/assign.ts";
 export { type Backend, familyOf, parseBackend } from "./models/backend.ts";
 export { ModelAgent } from "./models/model-agent.ts";

@@ -169,6 +169,31 @@ export class RowSink {
   }
 }
 
+/** Writes rows and their sidecar as a whole: each to a temp file renamed into place once complete. */
+export async function writeDataset(
+  path: string,
+  rows: Iterable<Row>,
+  meta: DatasetMeta | null,
+): Promise<void> {
+  const temp = `${path}.${process.pid}.tmp`;
+  const stream = createWriteStream(temp);
+  try {
+    for (const row of rows) {
+      if (!stream.write(`${JSON.stringify(row)}\n`))
+        await new Promise<void>((resolve) => stream.once("drain", resolve));
+    }
+    await new Promise<void>((resolve, reject) =>
+      stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
+    );
+    if (meta) await writeFileAtomic(datasetPaths(path).meta, `${JSON.stringify(meta, null, 2)}\n`);
+    await rename(temp, path);
+  } catch (error) {
+    stream.destroy();
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
 /** Fields that decide a run's rows and differ between two sidecars. */
 function differences(before: DatasetMeta, now: DatasetMeta): { path: string; message: string }[] {
   const out: { path: string; message: string }[] = [];

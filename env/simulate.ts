@@ -5,11 +5,16 @@ import type { DatasetMeta, Row, RunOptions, Situation } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { Dataset } from "./dataset.ts";
-import { DEFAULT_MAX_TURNS, Episode } from "./episode.ts";
+import { DEFAULT_MAX_TURNS, Episode, rowId } from "./episode.ts";
 import { RowSink } from "./jsonl.ts";
 import { assignRoles, type RoleChoices } from "./models/assign.ts";
 import { DEFAULT_SLIP_RATE } from "./models/offline-agent.ts";
-import type { AgentPolicy, SituationWriter, UserSimulator } from "./models/roles.ts";
+import {
+  type AgentPolicy,
+  rolloutSeed,
+  type SituationWriter,
+  type UserSimulator,
+} from "./models/roles.ts";
 import { Planner } from "./plan.ts";
 import { issuesOf, SpecError } from "./spec-error.ts";
 
@@ -23,6 +28,7 @@ const SimulateOptionsSchema = z.object({
   preferSuccess: z.boolean().optional(),
   concurrency: z.int().min(1, "expected at least 1").optional(),
   maxTurns: z.int().min(1).optional(),
+  rollouts: z.int().min(1, "expected at least 1 rollout per situation").optional(),
   slipRate: z.number().min(0).max(1).optional(),
   out: z.string().min(1).optional(),
   resume: z.boolean().optional(),
@@ -88,13 +94,15 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     faultRate: o.faultRate,
     preferSuccess: o.preferSuccess,
   });
-  const situations = plan.walk();
+  const rollouts = o.rollouts ?? 1;
+  const situations = withRollouts(plan.walk(), rollouts);
   const runOptions: RunOptions = {
     rows: plan.rows,
     seed: plan.seed,
     fault_rate: plan.faultRate,
     prefer_success: plan.preferSuccess,
     max_turns: o.maxTurns ?? DEFAULT_MAX_TURNS,
+    rollouts,
     slip_rate: o.slipRate ?? DEFAULT_SLIP_RATE,
     agent: policy.name,
     simulator: writer.name,
@@ -120,8 +128,9 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     search: { budget: plan.rows, mutations: [], writer_errors: [...writer.errors] },
   });
 
-  const play = (situation: Situation) =>
-    playEpisode(agent, situation, policy, writer, user, runOptions.max_turns);
+  const total = plan.rows * rollouts;
+  const play = ({ situation, rollout }: Play) =>
+    playEpisode(agent, situation, policy, writer, user, runOptions.max_turns, rollout);
   if (!o.out) {
     const rows: Row[] = [];
     await runInOrder(
@@ -131,7 +140,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
       async (row) => {
         rows.push(row);
         counter.visit(row.situation.axes);
-        onProgress?.(rows.length, plan.rows);
+        onProgress?.(rows.length, total);
       },
       signal,
     );
@@ -141,12 +150,12 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
 
   const sink = await RowSink.open(o.out, meta(false, 0), o.resume === true, (row, index) => {
     const next = situations.next();
-    const expected = next.done ? undefined : next.value;
-    if (!expected || row.task_id !== expected.id) {
+    const expected = next.done ? undefined : rowId(next.value.situation, next.value.rollout);
+    if (row.id !== expected) {
       throw new SpecError(`cannot resume ${o.out}.partial`, [
         {
           path: `row ${index + 1}`,
-          message: `holds situation ${row.task_id}, but this run plans ${expected?.id ?? "no more rows"} there`,
+          message: `holds ${row.id}, but this run plans ${expected ?? "no more rows"} there`,
         },
       ]);
     }
@@ -162,7 +171,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
         await sink.write(row);
         counter.visit(row.situation.axes);
         written++;
-        onProgress?.(written, plan.rows);
+        onProgress?.(written, total);
       },
       signal,
     );
@@ -187,6 +196,7 @@ export async function playEpisode(
   writer: SituationWriter,
   userModel: UserSimulator,
   maxTurns: number,
+  rollout = 0,
 ): Promise<Row> {
   const episode = new Episode({
     spec: agent,
@@ -195,9 +205,10 @@ export async function playEpisode(
     userModel,
     maxTurns,
     agentName: policy.name,
+    rollout,
   });
   await episode.reset();
-  const session = policy.start(agent, situation.seed);
+  const session = policy.start(agent, rolloutSeed(situation, rollout));
   while (!episode.done) {
     let turn: Awaited<ReturnType<typeof session.respond>>;
     try {
@@ -258,6 +269,19 @@ async function runInOrder<T, R>(
   await Promise.all(Array.from({ length: concurrency }, lane));
   await flushing;
   if (failure !== null) throw failure;
+}
+
+/** One episode to play: a situation and which rollout of it. */
+interface Play {
+  situation: Situation;
+  rollout: number;
+}
+
+/** Each situation `rollouts` times in a row, lazily. */
+function* withRollouts(situations: Iterator<Situation>, rollouts: number): Generator<Play> {
+  for (let next = situations.next(); !next.done; next = situations.next()) {
+    for (let rollout = 0; rollout < rollouts; rollout++) yield { situation: next.value, rollout };
+  }
 }
 
 /** The agent of a simulate target: a spec object, an {@link Agent}, or the path of a JSON spec file. */

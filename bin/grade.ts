@@ -1,0 +1,147 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Command } from "commander";
+import { loadDataset } from "../env/dataset.ts";
+import type { Grader } from "../env/grade/grade.ts";
+import { SpecError } from "../env/spec-error.ts";
+import type { BackendSpec, GradeReport } from "../spec/index.ts";
+import { backend } from "./options.ts";
+
+interface GradeFlags {
+  grader?: string;
+  judge?: BackendSpec;
+  rubric?: string;
+  judgeName?: string;
+  judgeVersion?: string;
+  labels?: string;
+  out?: string;
+  json?: boolean;
+}
+
+/** `rehearse grade`: grades a dataset with your grader or a judge, and prints the grade report. */
+export function gradeCommand(program: Command): void {
+  program
+    .command("grade")
+    .description(
+      "grade a dataset with your grader function or a judge backend, and print the grade report",
+    )
+    .argument("<data>", "JSONL dataset written by rehearse simulate")
+    .option(
+      "--grader <module>",
+      "a JS/TS module whose default export (or `grade`) is (row) => {reward, reason, failure_class?}",
+    )
+    .option(
+      "--judge <backend>",
+      'a judge: a chat model ("openai:<model>", "<model>@<base-url>") or a decision model ("typesafe:offline", "typesafe:<model>")',
+      backend,
+    )
+    .option("--rubric <text>", "the rubric, or @file to read it from a file")
+    .option("--judge-name <name>", "name stamped on every label (judge_meta.judge)")
+    .option("--judge-version <version>", "version stamped on every label (judge_meta.version)")
+    .option(
+      "--labels <file>",
+      "JSONL of hand labels {id, reward, failure_class?, by?, note?} to measure the judge against",
+    )
+    .option("--out <file>", "where to write the graded rows (default: <data>.graded.jsonl)")
+    .option("--json", "print the report as JSON")
+    .action(async (path: string, flags: GradeFlags) => {
+      if ((flags.grader === undefined) === (flags.judge === undefined)) {
+        throw new SpecError("grade flags", [
+          { path: "", message: "expected exactly one of --grader <module> or --judge <backend>" },
+        ]);
+      }
+      const data = await loadDataset(path);
+      const rubric = flags.rubric?.startsWith("@")
+        ? await readFile(flags.rubric.slice(1), "utf8")
+        : flags.rubric;
+      const report = await data.grade({
+        ...(flags.grader
+          ? { grader: await graderFrom(flags.grader) }
+          : { spec: flags.judge as BackendSpec }),
+        ...(rubric ? { rubric } : {}),
+        ...(flags.judgeName ? { judge: flags.judgeName } : {}),
+        ...(flags.judgeVersion ? { version: flags.judgeVersion } : {}),
+      });
+      let final = report;
+      if (flags.labels) {
+        await data.attachLabels(await readJsonLines(flags.labels), { kind: "human" });
+        final = { ...(await data.report()), warnings: report.warnings };
+      }
+      const out = flags.out ?? path.replace(/(\.jsonl)?$/, ".graded.jsonl");
+      await data.save(out);
+      process.stdout.write(
+        flags.json
+          ? `${JSON.stringify({ out, ...final }, null, 2)}\n`
+          : `${printed(final)}wrote     graded rows to ${out}\n`,
+      );
+    });
+}
+
+async function graderFrom(path: string): Promise<Grader> {
+  const module = (await import(pathToFileURL(resolve(path)).href)) as {
+    default?: unknown;
+    grade?: unknown;
+  };
+  const grader = module.default ?? module.grade;
+  if (typeof grader !== "function") {
+    throw new SpecError(path, [
+      {
+        path: "default",
+        message:
+          "expected the module to export a grader function (default export, or `grade`): (row) => {reward, reason, failure_class?}",
+      },
+    ]);
+  }
+  return grader as Grader;
+}
+
+async function readJsonLines(path: string): Promise<unknown[]> {
+  const text = await readFile(path, "utf8");
+  return text
+    .split("\n")
+    .map((line, n) => ({ line: line.trim(), n }))
+    .filter(({ line }) => line !== "")
+    .map(({ line, n }) => {
+      try {
+        return JSON.parse(line) as unknown;
+      } catch (error) {
+        throw new SpecError(`${path}:${n + 1}`, [
+          { path: "", message: `expected a JSON label: ${(error as Error).message}` },
+        ]);
+      }
+    });
+}
+
+/** The report as a person reads it. */
+export function printed(r: GradeReport): string {
+  const pct = (x: number | null) => (x === null ? "n/a" : `${(x * 100).toFixed(1)}%`);
+  const counts = (c: Record<string, number>) =>
+    Object.entries(c)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${v}`)
+      .join(" · ") || "none";
+  const passK = Object.entries(r.pass_hat_k).map(([k, v]) => `pass^${k} ${pct(v)}`);
+  const a = r.agreement;
+  const calibration =
+    r.calibration.status === "measured"
+      ? `measured on ${r.calibration.n} labels (${r.calibration.judge})`
+      : `unmeasured: ${r.calibration.reason}`;
+  return [
+    `graded    ${r.graded} of ${r.rows} rows${r.ungraded > 0 ? ` (${r.ungraded} ungraded: see errors)` : ""} by ${r.judges.join(", ") || "nobody"}`,
+    `pass      ${pct(r.pass_rate)}${passK.length > 1 ? ` · ${passK.join(" · ")}` : ""}`,
+    `failures  ${counts(r.failure_classes)}`,
+    `conduct   ${counts(r.conduct)}`,
+    `unsure    ${r.unsure}`,
+    `sim_fault ${r.sim_faults} rows (left out of the agent's figures)`,
+    ...(a
+      ? [
+          `agreement ${a.n} labelled rows: agreement ${pct(a.agreement)} · kappa ${a.kappa === null ? `undefined (${a.kappa_note})` : a.kappa.toFixed(3)} · pass_when_gold_fail ${pct(a.pass_when_gold_fail)} · fail_when_gold_pass ${pct(a.fail_when_gold_pass)}${a.unmeasured > 0 ? ` · ${a.unmeasured} unmeasured` : ""}`,
+        ]
+      : []),
+    `calibration ${calibration}`,
+    ...r.errors.slice(0, 5).map((e) => `error     ${e.row}: ${e.error}`),
+    ...r.warnings.map((w) => `warning   ${w}`),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,20 @@
+import type { Row } from "../index.ts";
+
+/**
+ * An example customer grader for `rehearse grade --grader examples/grader.ts`: a row passes when
+ * the conduct checks found nothing and the person left satisfied. Write your own: it decides what
+ * good means for your agent.
+ */
+export default function grade(row: Row) {
+  const finding = row.conduct[0];
+  if (finding) return { reward: 0, reason: finding.detail, failure_class: finding.check };
+  if (row.episode.ended_by === "user_gave_up")
+    return { reward: 0, reason: "the person gave up", failure_class: "unhelpful" as const };
+  if (row.episode.ended_by === "error")
+    return {
+      reward: 0,
+      reason: `the episode broke: ${row.episode.errors[0] ?? "error"}`,
+      failure_class: "other" as const,
+    };
+  return { reward: 1, reason: "clean conduct, and the person left satisfied" };
+}
