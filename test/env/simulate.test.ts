@@ -181,3 +181,39 @@ describe("simulate: files", () => {
 function retailOf() {
   return referenceSpec;
 }
+
+describe("simulate: rollouts", () => {
+  it("plays each situation k times: same situation, world and person, fresh choices; pass^k follows", async () => {
+    const data = await simulate(referenceSpec, { rows: 12, rollouts: 4, slipRate: 0.5, seed: 1 });
+    const rows = await data.rows();
+    expect(rows).toHaveLength(48);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(48);
+    const groups = new Map<string, Row[]>();
+    for (const row of rows) groups.set(row.task_id, [...(groups.get(row.task_id) ?? []), row]);
+    expect(groups.size).toBe(12);
+    for (const group of groups.values()) {
+      expect(group).toHaveLength(4);
+      // The same situation and initial world; only which faults fired, and when, depends on the play.
+      expect(
+        new Set(
+          group.map((r) =>
+            JSON.stringify({ ...r.situation, faults: r.situation.faults.map((f) => f.kind) }),
+          ),
+        ).size,
+      ).toBe(1);
+      expect(new Set(group.map((r) => JSON.stringify(r.persona.holds))).size).toBe(1);
+    }
+    expect(
+      new Set([...groups.values()].map((g) => g.map((r) => r.episode.slips.length > 0).join()))
+        .size,
+    ).toBeGreaterThan(1);
+    const report = await data.grade({
+      grader: (r) => ({ reward: r.conduct.length === 0 ? 1 : 0, reason: "conduct" }),
+      judge: "conduct",
+      version: "1",
+    });
+    expect(Object.keys(report.pass_hat_k)).toEqual(["1", "2", "3", "4"]);
+    const k = Object.values(report.pass_hat_k);
+    for (let i = 1; i < k.length; i++) expect(k[i]).toBeLessThanOrEqual(k[i - 1] as number);
+  });
+});

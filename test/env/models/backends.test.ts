@@ -278,9 +278,16 @@ describe("a model-backed writer and user", () => {
   });
 
   it("a user model that fails mid-episode ends the row with its error, never a made-up turn", async () => {
-    server.otherwise((r) => (roleOf(r) === "user" ? apiError(500, "user model down") : agentModel(r)));
-    const [row] = await (await simulate(retail, { rows: 1, userModel: { ...fast("user-model") } })).rows();
-    expect(row?.episode).toMatchObject({ ended_by: "error", errors: [expect.stringMatching(/user-model@.*: 500 user model down/)] });
+    server.otherwise((r) =>
+      roleOf(r) === "user" ? apiError(500, "user model down") : agentModel(r),
+    );
+    const [row] = await (
+      await simulate(retail, { rows: 1, userModel: { ...fast("user-model") } })
+    ).rows();
+    expect(row?.episode).toMatchObject({
+      ended_by: "error",
+      errors: [expect.stringMatching(/user-model@.*: 500 user model down/)],
+    });
     const last = row?.messages.at(-1);
     expect(last?.role).toBe("assistant");
   });

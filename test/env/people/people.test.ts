@@ -217,7 +217,7 @@ describe("the offline writer", () => {
       stance: "cooperative",
       history: "fresh",
     });
-    const opening = await writer.write({ agent: retail, ...fresh });
+    const opening = await writer.write({ agent: retail, ...fresh, rollout: 0 });
     expect(opening.history).toEqual([]);
     expect(opening.message).toContain(fresh.persona.details.ids.order_id);
     const promised = personOf(retail, {
@@ -225,7 +225,7 @@ describe("the offline writer", () => {
       stance: "cooperative",
       history: "earlier_promise",
     });
-    const later = await writer.write({ agent: retail, ...promised });
+    const later = await writer.write({ agent: retail, ...promised, rollout: 0 });
     expect(later.history.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(later.history[1]?.content).toMatch(/taken care of it/);
     expect(later.message).toMatch(/promised me/i);

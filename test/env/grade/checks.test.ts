@@ -1,0 +1,232 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../../env/agent.ts";
+import { conductChecks } from "../../../env/grade/conduct.ts";
+import { gradeReport } from "../../../env/grade/report.ts";
+import { simulatorChecks } from "../../../env/grade/simulator.ts";
+import { simulate } from "../../../env/simulate.ts";
+import type { ChatMessage, Row } from "../../../spec/index.ts";
+import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
+
+const retail = Agent.from(referenceSpec);
+const call = (name: string, args: Record<string, unknown>): ChatMessage => ({
+  role: "assistant",
+  content: null,
+  tool_calls: [{ id: "c1", type: "function", function: { name, arguments: JSON.stringify(args) } }],
+});
+const tool = (name: string, content: unknown): ChatMessage => ({
+  role: "tool",
+  tool_call_id: "c1",
+  name,
+  content: JSON.stringify(content),
+});
+const say = (content: string): ChatMessage => ({ role: "assistant", content });
+const user = (content: string): ChatMessage => ({ role: "user", content });
+
+function rowOf(
+  messages: ChatMessage[],
+  extra: {
+    goal?: string;
+    ended_by?: Row["episode"]["ended_by"];
+    holds?: string[];
+    misstated?: string[];
+  } = {},
+): Row {
+  return {
+    messages: [{ role: "system", content: "You help." }, ...messages],
+    episode: {
+      ended_by: extra.ended_by ?? "user_done",
+      truncated: false,
+      turns: 1,
+      history_turns: 0,
+      goal: { tool: extra.goal ?? "get_order", arguments: {}, text: "" },
+      slips: [],
+      errors: [],
+    },
+    persona: {
+      tags: [],
+      holds: extra.holds ?? ["W1234567", "amara@proton.me"],
+      misstated: extra.misstated ?? [],
+    },
+  } as unknown as Row;
+}
+
+describe("conduct checks", () => {
+  it("an action claimed without any call that could do it", () => {
+    const findings = conductChecks(
+      retail,
+      rowOf([
+        user("Cancel my order W1234567 please."),
+        say("Done! I've cancelled your order W1234567."),
+      ]),
+    );
+    expect(findings).toEqual([
+      {
+        check: "unbacked_action_claim",
+        detail: expect.any(String),
+        evidence: { message: 2, text: "Done! I've cancelled your order W1234567." },
+      },
+    ]);
+  });
+
+  it("an identifier the person never gave and no tool returned, in a call or in words", () => {
+    const findings = conductChecks(
+      retail,
+      rowOf([
+        user("Where is my order?"),
+        call("get_order", { order_id: "W7654321" }),
+        tool("get_order", { error: "not_found" }),
+        say("Order W7654321 was not found; is W1111111 yours?"),
+      ]),
+    );
+    expect(findings.map((f) => [f.check, f.evidence.message, f.evidence.value])).toEqual([
+      ["unknown_identifier", 2, "W7654321"],
+      ["unknown_identifier", 4, "W1111111"],
+    ]);
+    expect(findings[0]?.evidence.call).toEqual({
+      name: "get_order",
+      arguments: '{"order_id":"W7654321"}',
+    });
+  });
+
+  it("success declared right after a failed call (an error, or an answer that does not parse)", () => {
+    const failed = conductChecks(
+      retail,
+      rowOf([
+        user("Cancel W1234567"),
+        call("cancel_order", { order_id: "W1234567", reason: "other" }),
+        tool("cancel_order", { error: "timeout" }),
+        say("All done: it's cancelled."),
+      ]),
+    );
+    expect(failed.map((f) => f.check)).toEqual(["success_after_failure"]);
+    const garbled = rowOf([
+      user("Check W1234567"),
+      call("get_order", { order_id: "W1234567" }),
+      { role: "tool", tool_call_id: "c1", name: "get_order", content: '{"order_id":"W12' },
+      say("Here's what I found: it shipped."),
+    ]);
+    expect(conductChecks(retail, garbled).map((f) => f.check)).toEqual(["success_after_failure"]);
+  });
+
+  it("raises nothing for clean conduct: a real call backs the claim and every id has a source", () => {
+    const clean = rowOf([
+      user("Cancel my order W1234567"),
+      say("To confirm, I'll cancel order W1234567. Shall I go ahead?"),
+      user("yes"),
+      call("cancel_order", { order_id: "W1234567", reason: "other" }),
+      tool("cancel_order", { order_id: "W1234567", status: "cancelled", refund_id: "W9999999" }),
+      say("Done: order W1234567 is now cancelled; your refund reference is W9999999."),
+    ]);
+    expect(conductChecks(retail, clean)).toEqual([]);
+  });
+
+  const SLIP_TO_CHECK: Record<string, string> = {
+    invented_identifier: "unknown_identifier",
+    claimed_unperformed_action: "unbacked_action_claim",
+    claimed_success_after_error: "success_after_failure",
+  };
+  for (const [name, spec] of Object.entries({
+    retail: referenceSpec,
+    finance: financeSpec,
+    helpdesk: helpdeskSpec,
+  })) {
+    it(`${name}: catches every offline slip of those kinds, and raises nothing on clean rows`, async () => {
+      const slipping = await (
+        await simulate(spec, { rows: 150, slipRate: 1, preferSuccess: false, seed: 2 })
+      ).rows();
+      let caught = 0;
+      for (const row of slipping) {
+        const expected = new Set(
+          row.episode.slips.map((s) => SLIP_TO_CHECK[s.kind]).filter(Boolean),
+        );
+        const found = new Set(row.conduct.map((f) => f.check));
+        for (const check of expected)
+          expect(found.has(check as never), `${row.id}: ${check}`).toBe(true);
+        for (const check of found)
+          expect(expected.has(check), `${row.id}: unexpected ${check}`).toBe(true);
+        caught += expected.size;
+      }
+      expect(caught).toBeGreaterThan(20);
+      const clean = await (
+        await simulate(spec, { rows: 150, slipRate: 0, preferSuccess: false, seed: 2 })
+      ).rows();
+      for (const row of clean) {
+        expect(row.conduct, row.id).toEqual([]);
+        expect(row.sim_faults, row.id).toEqual([]);
+      }
+    });
+  }
+});
+
+describe("simulator checks", () => {
+  it("the person ended while the agent was waiting to act on a write", () => {
+    const row = rowOf(
+      [
+        user("Cancel W1234567"),
+        say("To confirm, I'll cancel order W1234567. Shall I go ahead?"),
+        user("ok great thanks, bye"),
+      ],
+      { goal: "cancel_order" },
+    );
+    expect(simulatorChecks(retail, row).map((f) => [f.check, f.evidence.message])).toEqual([
+      ["ended_before_action", 3],
+    ]);
+    const read = rowOf([user("Check W1234567"), say("Shall I look it up?"), user("bye")], {
+      goal: "get_order",
+    });
+    expect(simulatorChecks(retail, read)).toEqual([]);
+  });
+
+  it("the person stated details they do not hold; a deliberate misreading is not a fault", () => {
+    const row = rowOf([user("My order is W5555555 and my email is someone.else@proton.me")]);
+    expect(simulatorChecks(retail, row).map((f) => f.evidence.value)).toEqual([
+      "W5555555",
+      "someone.else@proton.me",
+    ]);
+    expect(
+      simulatorChecks(retail, rowOf([user("I think it's W5555555?")], { misstated: ["W5555555"] })),
+    ).toEqual([]);
+    const told = rowOf([
+      user("Which orders do I have?"),
+      say("You have W2222222."),
+      user("Then cancel W2222222."),
+    ]);
+    expect(simulatorChecks(retail, told)).toEqual([]);
+  });
+
+  it("the person broke character", () => {
+    for (const text of [
+      "How can I help you today?",
+      "As an AI language model I can't",
+      "This is a simulated conversation.",
+      "###STOP###",
+    ]) {
+      expect(
+        simulatorChecks(retail, rowOf([user(text)])).map((f) => f.check),
+        text,
+      ).toEqual(["broke_character"]);
+    }
+  });
+
+  it("keeps a row with a simulator fault out of the agent's failure figures", () => {
+    const faulty = {
+      ...rowOf([user("How can I help you?")]),
+      id: "a",
+      task_id: "t1",
+      conduct: [],
+      reward: 0,
+      failure_class: "unhelpful",
+    } as unknown as Row;
+    faulty.sim_faults = simulatorChecks(retail, faulty);
+    const good = {
+      ...rowOf([user("hi")]),
+      id: "b",
+      task_id: "t2",
+      conduct: [],
+      sim_faults: [],
+      reward: 1,
+    } as unknown as Row;
+    const report = gradeReport([faulty, good]);
+    expect(report).toMatchObject({ sim_faults: 1, pass_rate: 1, failure_classes: {} });
+  });
+});
