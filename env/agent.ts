@@ -1,4 +1,3 @@
-import { readFile } from "node:fs/promises";
 import {
   type AgentSpec,
   AgentSpecSchema,
@@ -8,6 +7,7 @@ import {
   type WorldDials,
 } from "../spec/index.ts";
 import { type Axes, buildAxes } from "./axes.ts";
+import { readJsonFile } from "./files.ts";
 import { canonicalJson, sha256 } from "./hash.ts";
 import { rulesFromMarkdown } from "./policy.ts";
 import { issuesOf, SpecError, type SpecIssue } from "./spec-error.ts";
@@ -103,23 +103,7 @@ export class Agent {
 
   /** Reads and validates a JSON agent spec file; problems name the file. */
   static async load(path: string): Promise<Agent> {
-    let text: string;
-    try {
-      text = await readFile(path, "utf8");
-    } catch (error) {
-      throw new SpecError(path, [
-        { path: "", message: `cannot read the file: ${(error as Error).message}` },
-      ]);
-    }
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      throw new SpecError(path, [
-        { path: "", message: `expected JSON: ${(error as Error).message}` },
-      ]);
-    }
-    return Agent.from(json, path);
+    return Agent.from(await readJsonFile(path), path);
   }
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { SpecError } from "./spec-error.ts";
 
 /** Writes a whole file or nothing: a temp file beside it, renamed over it once complete. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
@@ -12,5 +13,31 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   } catch (error) {
     await rm(temp, { force: true });
     throw error;
+  }
+}
+
+/**
+ * Reads and parses a JSON file; an unreadable file or bad JSON is a {@link SpecError} naming the
+ * file. With `optional`, a file that does not exist is `undefined` instead.
+ */
+export async function readJsonFile(
+  path: string,
+  options: { optional?: boolean } = {},
+): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if (options.optional && (error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new SpecError(path, [
+      { path: "", message: `cannot read the file: ${(error as Error).message}` },
+    ]);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new SpecError(path, [
+      { path: "", message: `expected JSON: ${(error as Error).message}` },
+    ]);
   }
 }

@@ -1,8 +1,8 @@
 import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
-import { open, readFile, rename, rm, stat, truncate } from "node:fs/promises";
+import { open, rename, rm, stat, truncate } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { type DatasetMeta, DatasetMetaSchema, type Row, RowSchema } from "../spec/index.ts";
-import { writeFileAtomic } from "./files.ts";
+import { readJsonFile, writeFileAtomic } from "./files.ts";
 import { issuesOf, SpecError } from "./spec-error.ts";
 
 /** Where a dataset's parts live: the rows, their sidecar, and the same pair while a run is unfinished. */
@@ -22,19 +22,8 @@ export function datasetPaths(out: string): {
 
 /** Reads a dataset's sidecar; null when there is none. */
 export async function readMeta(path: string): Promise<DatasetMeta | null> {
-  const text = await readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return null;
-    throw error;
-  });
-  if (text === null) return null;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new SpecError(path, [
-      { path: "", message: `expected JSON: ${(error as Error).message}` },
-    ]);
-  }
+  const json = await readJsonFile(path, { optional: true });
+  if (json === undefined) return null;
   const parsed = DatasetMetaSchema.safeParse(json);
   if (!parsed.success) throw new SpecError(path, issuesOf(parsed.error, json));
   return parsed.data;

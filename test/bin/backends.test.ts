@@ -1,17 +1,15 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RowSchema } from "../../spec/index.ts";
+import { ROOT, rehearse } from "../support/cli.ts";
 import {
   completion,
   OpenAICompatibleServer,
   type ReceivedRequest,
 } from "../support/openai-compatible-server.ts";
 
-const ROOT = join(import.meta.dirname, "../..");
 let server: OpenAICompatibleServer;
 
 beforeAll(async () => {
@@ -40,27 +38,21 @@ afterAll(async () => {
 describe("rehearse simulate against an OpenAI-compatible server", () => {
   it("runs end to end with --agent <model>@<url>, --user-model and --logprobs", async () => {
     const out = join(await mkdtemp(join(tmpdir(), "rehearse-cli-model-")), "data.jsonl");
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [
-        "--import",
-        "tsx",
-        join(ROOT, "bin/rehearse.ts"),
-        "simulate",
-        "--spec",
-        join(ROOT, "examples/retail-orders.json"),
-        "--rows",
-        "3",
-        "--out",
-        out,
-        "--agent",
-        `qwen-test@${server.url}`,
-        "--user-model",
-        `{"provider":"openai-compatible","model":"llama-user","baseURL":"${server.url}","temperature":0.8}`,
-        "--logprobs",
-      ],
-      { cwd: ROOT },
+    const { stdout, code } = await rehearse(
+      "simulate",
+      "--spec",
+      join(ROOT, "examples/retail-orders.json"),
+      "--rows",
+      "3",
+      "--out",
+      out,
+      "--agent",
+      `qwen-test@${server.url}`,
+      "--user-model",
+      `{"provider":"openai-compatible","model":"llama-user","baseURL":"${server.url}","temperature":0.8}`,
+      "--logprobs",
     );
+    expect(code).toBe(0);
     expect(stdout).toMatch(/wrote {5}3 rows/);
     const rows = (await readFile(out, "utf8"))
       .trim()

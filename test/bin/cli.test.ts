@@ -1,31 +1,12 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { planSituations } from "../../env/plan.ts";
 import { referenceSpec } from "../fixtures/reference-spec.ts";
+import { ROOT, rehearse } from "../support/cli.ts";
 
-const ROOT = join(import.meta.dirname, "../..");
 const RETAIL = join(ROOT, "examples/retail-orders.json");
-
-/** Runs the real CLI in a child process; resolves with its output and exit code. */
-async function rehearse(
-  ...args: string[]
-): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ["--import", "tsx", join(ROOT, "bin/rehearse.ts"), ...args],
-      { cwd: ROOT },
-    );
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const e = error as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
 
 describe("rehearse CLI", () => {
   it("prints its version and help", async () => {

@@ -1,31 +1,12 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { loadDataset } from "../../env/dataset.ts";
 import { Rng } from "../../env/rng.ts";
 import { simulate } from "../../env/simulate.ts";
 import { GradeReportSchema, RowSchema } from "../../spec/index.ts";
-
-const ROOT = join(import.meta.dirname, "../..");
-
-async function rehearse(
-  ...args: string[]
-): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ["--import", "tsx", join(ROOT, "bin/rehearse.ts"), ...args],
-      { cwd: ROOT },
-    );
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const e = error as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
+import { ROOT, rehearse } from "../support/cli.ts";
 
 describe("end to end, offline: simulate → conduct checks → the README's grader → 50 human labels → agreement", () => {
   it("measures the grader against people, and every graded row says who graded it", async () => {

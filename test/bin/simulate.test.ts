@@ -1,26 +1,12 @@
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtemp, readFile, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { CLI, ROOT, rehearse } from "../support/cli.ts";
 
-const ROOT = join(import.meta.dirname, "../..");
-const CLI = [process.execPath, "--import", "tsx", join(ROOT, "bin/rehearse.ts")] as const;
 const RETAIL = join(ROOT, "examples/retail-orders.json");
 const ROWS = "1500";
-
-async function run(...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(CLI[0], [...CLI.slice(1), ...args], {
-      cwd: ROOT,
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const e = error as { stdout: string; stderr: string; code: number };
-    return { stdout: e.stdout, stderr: e.stderr, code: e.code };
-  }
-}
 
 /** Lines in a file, 0 while it does not exist. */
 async function lines(path: string): Promise<number> {
@@ -63,12 +49,21 @@ async function interrupt(
 describe("rehearse simulate", () => {
   it("writes the rows and prints the run's figures", async () => {
     const out = join(await mkdtemp(join(tmpdir(), "rehearse-cli-sim-")), "data.jsonl");
-    const result = await run("simulate", "--spec", RETAIL, "--rows", "64", "--out", out);
+    const result = await rehearse("simulate", "--spec", RETAIL, "--rows", "64", "--out", out);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/wrote {5}64 rows to .*data\.jsonl/);
     expect(result.stdout).toMatch(/coverage {2}345 \/ 381 pairs = 0\.906/);
     expect(await lines(out)).toBe(64);
-    const json = await run("simulate", "--spec", RETAIL, "--rows", "8", "--out", out, "--json");
+    const json = await rehearse(
+      "simulate",
+      "--spec",
+      RETAIL,
+      "--rows",
+      "8",
+      "--out",
+      out,
+      "--json",
+    );
     expect(JSON.parse(json.stdout)).toMatchObject({
       rows: 8,
       coverage: { pairwise: { pairs_planned: 381 } },
@@ -79,7 +74,9 @@ describe("rehearse simulate", () => {
     const dir = await mkdtemp(join(tmpdir(), "rehearse-cli-kill-"));
     const full = join(dir, "full.jsonl");
     const cut = join(dir, "cut.jsonl");
-    expect((await run("simulate", "--spec", RETAIL, "--rows", ROWS, "--out", full)).code).toBe(0);
+    expect((await rehearse("simulate", "--spec", RETAIL, "--rows", ROWS, "--out", full)).code).toBe(
+      0,
+    );
     const killed = await interrupt(cut, "SIGKILL", 100);
     expect(killed.signal).toBe("SIGKILL");
     const partial = (await readFile(`${cut}.partial`, "utf8")).split("\n");
@@ -88,7 +85,7 @@ describe("rehearse simulate", () => {
     expect(whole.length).toBeLessThan(Number(ROWS));
     const reference = (await readFile(full, "utf8")).split("\n");
     expect(whole).toEqual(reference.slice(0, whole.length));
-    const resumed = await run(
+    const resumed = await rehearse(
       "simulate",
       "--spec",
       RETAIL,
