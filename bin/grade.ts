@@ -70,6 +70,8 @@ export function gradeCommand(program: Command): void {
       }
       const out = flags.out ?? path.replace(/(\.jsonl)?$/, ".graded.jsonl");
       await data.save(out);
+      // Nothing graded at all is a failed run (a judge that is down, a grader that always throws).
+      if (final.rows > 0 && final.graded === 0) process.exitCode = 1;
       process.stdout.write(
         flags.json
           ? `${JSON.stringify({ out, ...final }, null, 2)}\n`

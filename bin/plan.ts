@@ -8,7 +8,7 @@ interface PlanFlags {
   rows?: number;
   seed?: number | string;
   faultRate?: number;
-  preferSuccess: boolean;
+  preferSuccess?: boolean;
   json?: boolean;
 }
 
@@ -27,6 +27,10 @@ export function planCommand(program: Command): void {
       "share of fault cells that keep their fault (default 0.1)",
       share,
     )
+    .option(
+      "--prefer-success",
+      "apply the cold-start flip even where the spec's world dials turn it off",
+    )
     .option("--no-prefer-success", "keep every fault cell (no cold-start flip)")
     .option("--json", "print the whole plan as JSON")
     .action(async (flags: PlanFlags) => {
@@ -35,7 +39,7 @@ export function planCommand(program: Command): void {
         rows: flags.rows,
         seed: flags.seed,
         faultRate: flags.faultRate,
-        preferSuccess: flags.preferSuccess ? undefined : false,
+        preferSuccess: flags.preferSuccess,
       });
       process.stdout.write(
         flags.json ? `${JSON.stringify(plan, null, 2)}\n` : summary(agent, plan),

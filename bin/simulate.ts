@@ -13,7 +13,7 @@ interface SimulateFlags {
   seed?: number | string;
   concurrency?: number;
   faultRate?: number;
-  preferSuccess: boolean;
+  preferSuccess?: boolean;
   maxTurns?: number;
   rollouts?: number;
   slipRate?: number;
@@ -49,6 +49,10 @@ export function simulateCommand(program: Command): void {
       "--fault-rate <share>",
       "share of fault cells that keep their fault (default 0.1)",
       share,
+    )
+    .option(
+      "--prefer-success",
+      "apply the cold-start flip even where the spec's world dials turn it off",
     )
     .option("--no-prefer-success", "keep every fault cell (no cold-start flip)")
     .option(
@@ -92,7 +96,7 @@ export function simulateCommand(program: Command): void {
           seed: flags.seed,
           concurrency: flags.concurrency,
           faultRate: flags.faultRate,
-          preferSuccess: flags.preferSuccess ? undefined : false,
+          preferSuccess: flags.preferSuccess,
           maxTurns: flags.maxTurns,
           rollouts: flags.rollouts,
           slipRate: flags.slipRate,
@@ -142,6 +146,7 @@ async function summaryOf(data: Dataset) {
     errors,
     degraded: data.degraded,
     warnings: data.warnings,
+    search: data.search,
   };
 }
 

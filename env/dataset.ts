@@ -1,9 +1,11 @@
+import { stat } from "node:fs/promises";
 import type { Coverage, DatasetMeta, Degraded, GradeReport, Label, Row } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { attachLabels } from "./grade/agreement.ts";
 import { type GradeOptions, gradeRows } from "./grade/grade.ts";
 import { gradeReport } from "./grade/report.ts";
 import { datasetPaths, readMeta, readRows, writeDataset } from "./jsonl.ts";
+import { SpecError } from "./spec-error.ts";
 
 /**
  * The result of a run: its rows (in memory, or streamed from the JSONL file it was written to),
@@ -106,6 +108,14 @@ export class Dataset {
 export async function loadDataset(path: string): Promise<Dataset> {
   const paths = datasetPaths(path.replace(/\.partial$/, ""));
   const meta = await readMeta(path.endsWith(".partial") ? paths.partialMeta : paths.meta);
+  const readable = await stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
+  if (!readable)
+    throw new SpecError(path, [
+      { path: "", message: "cannot read the file: it does not exist or is not a file" },
+    ]);
   const dataset = new Dataset({ path, meta });
   // Touch the first row so that a missing or unreadable file fails here, not later.
   const first = dataset.stream();

@@ -9,7 +9,6 @@ import { Rng } from "../rng.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { Store } from "./store.ts";
 import { money, personIdentity, valueFor, worldCurrency } from "./values.ts";
-import { REASONS } from "./vocabulary.ts";
 
 /** A built world: its records, what the person holds, and the description a row keeps. */
 export interface BuiltWorld {
@@ -411,12 +410,19 @@ class Subject {
       twin.status = this.#rng.pick(others);
       return "status";
     }
-    const field = [...entity.fields.keys()].find((f) => typeof record[f] === "string") ?? "status";
-    twin[field] =
-      field === "status"
-        ? this.#rng.pick(entity.statuses.terminal)
-        : `${String(record[field])} (${this.#rng.pick(REASONS)})`;
-    return field;
+    // No amount or status to disagree on: the person has another record's value in mind, as
+    // people mix up their payees or their cards.
+    for (const field of entity.fields.keys()) {
+      if (typeof record[field] !== "string") continue;
+      const others = [...this.#store.all(entity.name)]
+        .map((r) => r[field])
+        .filter((v): v is string => typeof v === "string" && v !== record[field]);
+      if (others.length === 0) continue;
+      twin[field] = this.#rng.pick([...new Set(others)].sort());
+      return field;
+    }
+    twin.status = this.#rng.pick(entity.statuses.terminal);
+    return "status";
   }
 
   #empty(): Record<string, unknown> {
