@@ -4,6 +4,7 @@ import {
   type ForbiddenPair,
   type Rule,
   type ToolDefinition,
+  type ToolInput,
   type WorldDials,
 } from "../spec/index.ts";
 import { type Axes, buildAxes } from "./axes.ts";
@@ -12,6 +13,7 @@ import { canonicalJson, sha256 } from "./hash.ts";
 import { rulesFromMarkdown } from "./policy.ts";
 import { issuesOf, SpecError, type SpecIssue } from "./spec-error.ts";
 import { normaliseTool } from "./tools.ts";
+import { argumentCheck } from "./world/arguments.ts";
 
 const TOOL_FORMATS = ["OpenAI chat", "OpenAI responses", "MCP"] as const;
 
@@ -68,6 +70,9 @@ export class Agent {
     const spec = parsed.data;
     const issues: SpecIssue[] = [];
     const tools = spec.tools.map(normaliseTool);
+    for (const [n, tool] of tools.entries()) {
+      issues.push(...schemaProblems(tool, `tools[${n}].${schemaPath(spec.tools[n] as ToolInput)}`));
+    }
     duplicates(
       tools.map((t) => t.name),
       (name, n, first) =>
@@ -105,6 +110,32 @@ export class Agent {
   static async load(path: string): Promise<Agent> {
     return Agent.from(await readJsonFile(path), path);
   }
+}
+
+/** Where a tool's parameter schema sits in the format it was written in. */
+function schemaPath(input: ToolInput): string {
+  if ("function" in input) return "function.parameters";
+  return "inputSchema" in input ? "inputSchema" : "parameters";
+}
+
+/** A parameter schema that does not compile, or requires what it does not declare, is refused now, not mid-run. */
+function schemaProblems(tool: ToolDefinition, path: string): SpecIssue[] {
+  const problems: SpecIssue[] = [];
+  try {
+    argumentCheck(tool.parameters);
+  } catch (error) {
+    problems.push({ path, message: `not a valid JSON Schema: ${(error as Error).message}` });
+  }
+  const declared = Object.keys(tool.parameters.properties ?? {});
+  (tool.parameters.required ?? []).forEach((name, m) => {
+    if (!declared.includes(name)) {
+      problems.push({
+        path: `${path}.required[${m}]`,
+        message: `"${name}" is required but not among the properties (${declared.join(", ") || "none"})`,
+      });
+    }
+  });
+  return problems;
 }
 
 /** For an invalid tool, report the format it looks like it was written in. */

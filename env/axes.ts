@@ -13,6 +13,7 @@ import {
   WORLDS,
 } from "../spec/index.ts";
 import type { ValuePair } from "./covering/index.ts";
+import { lookup } from "./lookup.ts";
 import type { SpecIssue } from "./spec-error.ts";
 
 /** One value of an axis, with the prose that writers and people are given. */
@@ -56,6 +57,10 @@ export function buildAxes(
     })),
     history: named("histories", override.histories, DEFAULT_HISTORIES, issues),
   };
+  // A tool that every rule's scope leaves out still needs situations: it gets the rule value `none`.
+  const unruled =
+    rules.length > 0 && tools.some((t) => rules.every((r) => r.tools && !r.tools.includes(t.name)));
+  if (unruled) axes.rule.push(NO_RULE);
   const forbidden: ForbiddenPair[] = [];
   (override.forbid ?? []).forEach((pair, n) => {
     for (const [axis, value] of Object.entries(pair) as [AxisName, string][]) {
@@ -131,7 +136,7 @@ function named(
   if (!given) return Object.entries(defaults).map(([name, description]) => ({ name, description }));
   return given.map((v, n) => {
     if (typeof v !== "string") return v;
-    const description = defaults[v];
+    const description = lookup(defaults, v);
     if (description === undefined) {
       issues.push({
         path: `axes.${field}[${n}]`,

@@ -217,7 +217,13 @@ export async function playEpisode(
       episode.fail(error);
       break;
     }
-    await episode.step(turn.message, turn.slip);
+    try {
+      await episode.step(turn.message, turn.slip);
+    } catch (error) {
+      // A turn the episode refuses (a malformed message from a model) ends this row, not the run.
+      episode.fail(error);
+      break;
+    }
   }
   return episode.row();
 }

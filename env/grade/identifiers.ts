@@ -1,32 +1,26 @@
 import type { Agent } from "../agent.ts";
+import type { IdFormat } from "../world/ids.ts";
 import { WorldModel } from "../world/model.ts";
 
 const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/g;
 
 /** Finds the identifiers of a spec's records (by their id shapes) and email addresses in text. */
 export class IdentifierReader {
-  readonly #patterns: RegExp[];
+  readonly #formats: IdFormat[];
 
   constructor(agent: Agent) {
-    const model = WorldModel.of(agent);
-    this.#patterns = [...model.entities.values()].map(
-      (e) => new RegExp(e.idFormat.match.source, e.idFormat.match.flags),
-    );
+    this.#formats = [...WorldModel.of(agent).entities.values()].map((e) => e.idFormat);
   }
 
   /** Every identifier and email in the text, in order of appearance, without repeats. */
   read(text: string): string[] {
-    const found: { at: number; value: string }[] = [];
-    for (const pattern of [...this.#patterns, EMAIL]) {
-      for (const m of text.matchAll(
-        new RegExp(
-          pattern.source,
-          pattern.flags.includes("g") ? pattern.flags : `${pattern.flags}g`,
-        ),
-      )) {
-        found.push({ at: m.index ?? 0, value: m[0].replace(/\.$/, "") });
-      }
-    }
-    return [...new Set(found.sort((a, b) => a.at - b.at).map((f) => f.value))];
+    const found = [
+      ...this.#formats.flatMap((f) => f.find(text)),
+      ...[...text.matchAll(EMAIL)].map((m) => m[0].replace(/\.$/, "")),
+    ];
+    return [...new Set(found)]
+      .map((value) => ({ value, at: text.indexOf(value) }))
+      .sort((a, b) => a.at - b.at)
+      .map((f) => f.value);
   }
 }

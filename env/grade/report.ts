@@ -10,8 +10,8 @@ function choose(n: number, k: number): number {
 }
 
 /**
- * tau-bench's pass^k over repeated rollouts: for each situation with at least k trials,
- * C(successes, k) / C(trials, k), averaged over those situations; k = 1 is pass@1.
+ * tau-bench's pass^k over repeated rollouts: for each situation C(successes, k) / C(trials, k),
+ * averaged over situations; k runs up to the fewest trials any situation has. k = 1 is pass@1.
  */
 export function passHatK(rows: readonly Row[], threshold = PASS_THRESHOLD): Record<string, number> {
   const tasks = new Map<string, { n: number; c: number }>();
@@ -23,12 +23,13 @@ export function passHatK(rows: readonly Row[], threshold = PASS_THRESHOLD): Reco
     tasks.set(row.task_id, t);
   }
   const out: Record<string, number> = {};
-  const most = Math.max(0, ...[...tasks.values()].map((t) => t.n));
-  for (let k = 1; k <= most; k++) {
-    const eligible = [...tasks.values()].filter((t) => t.n >= k);
+  // Every situation must count at each k, or a k would be an average over a different set of
+  // situations than k − 1 (and could rise): k stops at the fewest trials any situation has.
+  const trials = [...tasks.values()];
+  const most = trials.length === 0 ? 0 : Math.min(...trials.map((t) => t.n));
+  for (let k = 1; k <= most; k++)
     out[String(k)] =
-      eligible.reduce((sum, t) => sum + choose(t.c, k) / choose(t.n, k), 0) / eligible.length;
-  }
+      trials.reduce((sum, t) => sum + choose(t.c, k) / choose(t.n, k), 0) / trials.length;
   return out;
 }
 

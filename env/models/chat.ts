@@ -97,13 +97,14 @@ export class ChatClient {
     const choice = response.choices[0];
     if (!choice) throw new Error(`${this.backend.name}: the response has no choices`);
     const toolCalls: ToolCall[] = [];
-    for (const call of choice.message.tool_calls ?? []) {
+    for (const [n, call] of (choice.message.tool_calls ?? []).entries()) {
       if (call.type !== "function")
         throw new Error(
           `${this.backend.name}: answered with a ${call.type} tool call, which rehearse does not run`,
         );
+      // Some servers leave the id empty; the conversation needs one to pair the call with its result.
       toolCalls.push({
-        id: call.id,
+        id: call.id || `call_${response.id}_${n}`,
         type: "function",
         function: { name: call.function.name, arguments: call.function.arguments },
       });

@@ -121,13 +121,9 @@ class ScriptedSession implements AgentSession {
       if (this.#args[param] !== undefined) continue;
       const entity = this.#model.entities.get(tool.idEntities.get(param) ?? "");
       if (!entity) continue;
-      const id = [
-        ...text.matchAll(new RegExp(entity.idFormat.match.source, entity.idFormat.match.flags)),
-      ]
-        .map((m) => m[0])
-        .find((v) => !used.has(v));
+      const id = entity.idFormat.find(text).find((v) => !used.has(v));
       if (id) {
-        this.#args[param] = id;
+        this.#args[param] = entity.idFormat.numeric ? Number(id) : id;
         used.add(id);
       }
     }
@@ -427,9 +423,10 @@ class ScriptedSession implements AgentSession {
     return this.#slip;
   }
 
-  #invent(tool: ToolModel, param: string): string {
+  #invent(tool: ToolModel, param: string): string | number {
     const entity = this.#model.entities.get(tool.idEntities.get(param) as string) as EntityModel;
-    return entity.idFormat.make(this.#rng.fork("invent", param));
+    const id = entity.idFormat.make(this.#rng.fork("invent", param));
+    return entity.idFormat.numeric ? Number(id) : id;
   }
 
   /** A free-text answer as the argument's type; undefined when it is not one (a number that is not a number). */

@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../../spec/index.ts";
+import { lookup } from "../lookup.ts";
 import { openingMessage } from "../people/offline-user.ts";
 import { renderStyled } from "../people/style.ts";
 import { Rng } from "../rng.ts";
@@ -23,7 +24,7 @@ export class OfflineWriter implements SituationWriter {
   async write(setup: EpisodeSetup): Promise<Opening> {
     const { persona, situation } = setup;
     const rng = new Rng(situation.seed, "offline-writer", situation.id);
-    const earlier = EARLIER_AGENT[persona.history.name];
+    const earlier = lookup(EARLIER_AGENT, persona.history.name);
     const history: ChatMessage[] = earlier
       ? [
           {

@@ -1,4 +1,6 @@
 import type { Agent } from "../agent.ts";
+import { lookup } from "../lookup.ts";
+import { regexLiteral } from "../regex.ts";
 import type { EntityModel, ToolModel, WorldModel } from "../world/model.ts";
 import { snake } from "../world/model.ts";
 import { singular } from "../world/values.ts";
@@ -54,7 +56,7 @@ export function intentOf(model: WorldModel, text: string): ToolModel | null {
       continue;
     }
     const nouns = snake(tool.tool.name).split("_").slice(1).map(singular);
-    const said = [tool.verb, ...(SAID_AS[tool.verb] ?? [])].filter((v) =>
+    const said = [tool.verb, ...(lookup(SAID_AS, tool.verb) ?? [])].filter((v) =>
       new RegExp(`\\b${v}`).test(words),
     );
     let score = said.length === 0 ? 0 : said.some((v) => !GENERIC_VERBS.has(v)) ? 3 : 1;
@@ -75,7 +77,7 @@ export function intentOf(model: WorldModel, text: string): ToolModel | null {
 function untypo(text: string, model: WorldModel): string {
   const vocabulary = new Set<string>();
   for (const tool of model.tools.values()) {
-    for (const w of [...snake(tool.tool.name).split("_"), ...(SAID_AS[tool.verb] ?? [])])
+    for (const w of [...snake(tool.tool.name).split("_"), ...(lookup(SAID_AS, tool.verb) ?? [])])
       if (w.length > 4) vocabulary.add(w);
   }
   return text.replace(/[a-z]{5,}/g, (word) => {
@@ -108,23 +110,24 @@ export function argumentsIn(
     string,
     { enum?: unknown[]; type?: string }
   >;
-  let rest = text;
   for (const [param, entityName] of tool.idEntities) {
-    const entity = model.entities.get(entityName) as EntityModel;
-    const ref = tool.refs.find((r) => r.param === param);
-    const matches = [
-      ...text.matchAll(new RegExp(entity.idFormat.match.source, entity.idFormat.match.flags)),
-    ];
+    const format = (model.entities.get(entityName) as EntityModel).idFormat;
+    const role = tool.refs.find((r) => r.param === param)?.role ?? null;
+    let from = 0;
+    const matches = format.find(text).map((value) => {
+      const at = text.indexOf(value, from);
+      from = at + value.length;
+      return { value, at };
+    });
     const chosen =
-      matches.filter((m) => !ref?.role || roleBefore(text, m.index ?? 0) === ref.role).at(-1) ??
-      (ref?.role ? undefined : matches.at(-1));
-    if (chosen) found[param] = chosen[0];
-    for (const m of matches) rest = rest.replace(m[0], " ");
+      matches.filter((m) => !role || roleBefore(text, m.at) === role).at(-1) ??
+      (role ? undefined : matches.at(-1));
+    if (chosen) found[param] = format.numeric ? Number(chosen.value) : chosen.value;
   }
   for (const ref of tool.refs) if (ref.by === "email") addEmail(found, ref.param, text);
   if (tool.idParam && tool.idByEmail) addEmail(found, tool.idParam, text);
   if (tool.amountParam) {
-    const amounts = [...rest.matchAll(/(?:[$£€]\s?)?\b(\d{1,7}\.\d{2})\b/g)];
+    const amounts = [...text.matchAll(/(?:[$£€]\s?)?\b(\d{1,7}\.\d{2})\b/g)];
     const last = amounts.at(-1);
     if (last) found[tool.amountParam] = Number(last[1]);
   }
@@ -134,7 +137,11 @@ export function argumentsIn(
     const hit = schema.enum
       .filter(
         (v) =>
-          typeof v === "string" && new RegExp(`\\b${v.replace(/_/g, "[ _]")}\\b`, "i").test(lower),
+          typeof v === "string" &&
+          new RegExp(
+            `(^|[^a-z0-9])${regexLiteral(v).replace(/_/g, "[ _]")}($|[^a-z0-9])`,
+            "i",
+          ).test(lower),
       )
       .at(-1);
     if (hit !== undefined) found[param] = hit;

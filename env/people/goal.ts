@@ -1,4 +1,5 @@
 import type { Goal, WorldRecord } from "../../spec/index.ts";
+import { lookup } from "../lookup.ts";
 import type { Rng } from "../rng.ts";
 import type { EntityModel, ToolModel } from "../world/model.ts";
 import { snake } from "../world/model.ts";
@@ -51,10 +52,11 @@ export function goalOf(world: World, rng: Rng): Goal {
   const args: Record<string, unknown> = {};
   const required = new Set(tool.tool.parameters.required ?? []);
   for (const [param, schema] of Object.entries(properties)) {
-    const held = world.person.ids[param];
+    const held = lookup(world.person.ids, param);
     // Optional arguments stay out of the request: the person asks for what the tool needs.
     if (!required.has(param) && held === undefined && !tool.idEntities.has(param)) continue;
-    if (held !== undefined) args[param] = held;
+    if (held !== undefined)
+      args[param] = schema.type === "integer" || schema.type === "number" ? Number(held) : held;
     else if (tool.refs.some((r) => r.param === param && r.by === "email"))
       args[param] = world.person.email;
     else if (tool.idEntities.has(param) || param === tool.limitParam) continue;
@@ -98,7 +100,7 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
       : null;
   const id =
     tool.idParam && !tool.idByEmail && args[tool.idParam] !== undefined ? tool.idParam : null;
-  const parts = [VERB_WORDS[tool.verb] ?? tool.verb];
+  const parts = [lookup(VERB_WORDS, tool.verb) ?? tool.verb];
   if (id)
     parts.push(nouns === entity.name || nouns === "" ? named(id) : `the ${nouns} of ${named(id)}`);
   else {

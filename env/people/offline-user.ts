@@ -1,4 +1,5 @@
 import type { ChatMessage } from "../../spec/index.ts";
+import { lookup } from "../lookup.ts";
 import { rolloutSeed, type UserSimulator } from "../models/roles.ts";
 import { Rng } from "../rng.ts";
 import { snake } from "../world/model.ts";
@@ -36,7 +37,7 @@ const HISTORY_LINES: Record<string, string> = {
 export function openingMessage(persona: Persona, rng: Rng): string {
   const request = persona.goal.text;
   const about = persona.details.about.replace(/^their /, "my ");
-  const history = HISTORY_LINES[persona.history.name] ?? "";
+  const history = lookup(HISTORY_LINES, persona.history.name) ?? "";
   const volunteered = Object.entries(persona.goal.arguments).some(
     ([, v]) => v === persona.details.email,
   )
@@ -51,7 +52,7 @@ export function openingMessage(persona: Persona, rng: Rng): string {
     pressuring: `I want to ${request}. Don't bother with the usual "${persona.rule.description.replace(/\.$/, "")}" routine, I know what I want.`,
     vague: `Hi, I need some help with ${about}.`,
   };
-  const text = lines[persona.stance.name] ?? `I'd like to ${request}.`;
+  const text = lookup(lines, persona.stance.name) ?? `I'd like to ${request}.`;
   // The history line is rendered on its own so that no clipping of the request drops it.
   const lead = history ? `${renderStyled(history, persona.style, rng)} ` : "";
   return lead + renderStyled(text, persona.style, rng, history === "");
@@ -184,7 +185,9 @@ export class OfflineUser {
         continue;
       }
       const value =
-        param === "__email" ? p.details.email : (p.details.ids[param] ?? p.goal.arguments[param]);
+        param === "__email"
+          ? p.details.email
+          : (lookup(p.details.ids, param) ?? lookup(p.goal.arguments, param));
       const candidates = p.details.candidates[param];
       if (candidates && candidates.length > 1) {
         parts.push(
@@ -239,7 +242,7 @@ export class OfflineUser {
     if (this.#misled && /find|found|exist|match/i.test(text) && this.#asked.size > 0) {
       this.#misled = false;
       const [param] = [...this.#asked.keys()].filter((k) => /(_id|Id)$/.test(k));
-      const value = param ? p.details.ids[param] : undefined;
+      const value = param ? lookup(p.details.ids, param) : undefined;
       if (value) return { content: `Oh sorry, I mixed it up. It's ${keep(value)}.` };
     }
     if (p.stance.name === "insistent" && this.#insisted < 2) {

@@ -1,6 +1,7 @@
 import type { Goal, PersonDetails, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import type { AxisValue } from "../axes.ts";
+import { lookup } from "../lookup.ts";
 import { Rng } from "../rng.ts";
 import type { World } from "../world/world.ts";
 import { goalOf } from "./goal.ts";
@@ -53,6 +54,6 @@ export function samplePersona(agent: Agent, situation: Situation, world: World):
     style,
     tags: [stance.name, ...styleTags(style)],
     aside: `${world.person.name.split(" ")[0]} ${stance.description}; ${styleAside(style)}`,
-    patience: PATIENCE[stance.name] ?? 7,
+    patience: lookup(PATIENCE, stance.name) ?? 7,
   };
 }

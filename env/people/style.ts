@@ -1,3 +1,4 @@
+import { lookup } from "../lookup.ts";
 import type { Rng } from "../rng.ts";
 
 /** How a person writes: the second layer sampled on top of the stance. */
@@ -32,7 +33,7 @@ export function sampleStyle(rng: Rng, stance: string): Style {
     sarcastic: rng.chance(0.15),
     device: rng.chance(0.5) ? "phone" : "desktop",
   };
-  for (const [key, value] of Object.entries(LEANS[stance] ?? {})) {
+  for (const [key, value] of Object.entries(lookup(LEANS, stance) ?? {})) {
     if (rng.chance(0.5)) (style as unknown as Record<string, unknown>)[key] = value;
   }
   return style;

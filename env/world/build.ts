@@ -6,6 +6,7 @@ import type {
   WorldState,
 } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
+import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { Store } from "./store.ts";
 import { money, personIdentity, valueFor, worldCurrency } from "./values.ts";
@@ -139,10 +140,12 @@ class RecordMaker {
 
   /** An id of the entity's shape that no record has. */
   freshId(entity: EntityModel): string {
-    for (;;) {
-      const id = entity.idFormat.make(this.rng);
-      if (!this.store.has(entity.name, id)) return id;
-    }
+    return uniqueId(
+      entity.idFormat,
+      this.rng,
+      (id) => this.store.has(entity.name, id),
+      entity.name,
+    );
   }
 }
 

@@ -1,29 +1,46 @@
+import { regexLiteral } from "../regex.ts";
 import type { Rng } from "../rng.ts";
-import { digits } from "./values.ts";
+import { SpecError } from "../spec-error.ts";
+import { fromPattern } from "./pattern.ts";
+import { digits, uuid } from "./values.ts";
 
-/** Makes identifiers of one entity, all of one recognisable shape. */
+/** What a parameter that names a record says about the identifier's shape. */
+export interface IdParameter {
+  description?: string;
+  pattern?: string;
+  type?: string | string[];
+  format?: string;
+}
+
+/** Makes identifiers of one entity, all of one recognisable shape, and finds them in text. */
 export interface IdFormat {
   make(rng: Rng): string;
-  /** Finds identifiers of this shape in text (global, so use with matchAll). */
-  match: RegExp;
-  /** Where the shape came from: an example in a parameter description, a schema pattern, or the default. */
-  source: "example" | "pattern" | "default";
+  /** Identifiers of this shape in text, in order; digits that belong to an amount ("289.20") are not ids. */
+  find(text: string): string[];
+  /** Where the shape came from. */
+  source: "example" | "pattern" | "integer" | "uuid" | "default";
+  /** Whether the parameters take the id as a number (`type: integer`), not a string. */
+  numeric: boolean;
 }
 
 const EXAMPLE =
-  /(?:such as|e\.g\.,?|for example,?|for instance,?|like|example:)\s*[`"']?([A-Za-z0-9][A-Za-z0-9_-]{2,30}[A-Za-z0-9])/i;
+  /(?:such as|e\.g\.,?|for example,?|for instance,?|like|example:)\s*[`"']?([A-Za-z0-9][A-Za-z0-9_-]{1,30}[A-Za-z0-9])/i;
+/** Fewest digits an identifier gets, so that a world has room for thousands of distinct ones. */
+const MIN_DIGITS = 4;
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 
 /**
- * The id shape of an entity: copied from an example in a parameter description ("such as W2378156":
- * letters kept, digits drawn), else generated from the schema's pattern, else `ORD-482913` style.
- * Whatever the source, an id must pass the parameter's own pattern, or the world would refuse ids it made.
+ * The id shape of an entity, from the parameters that name its records: a UUID or an integer when
+ * the schema says so; else the example in a description ("such as W2378156": letters kept, digits
+ * drawn, short digit runs widened); else the schema's pattern; else `ORD-482913`. Whatever the
+ * source, an id must pass every parameter's pattern, or the world would refuse ids it made.
  */
 export function idFormat(
   entity: string,
-  descriptions: string[],
-  patterns: string[],
+  params: IdParameter[],
   prefix = defaultPrefix(entity),
 ): IdFormat {
+  const patterns = params.flatMap((p) => (p.pattern ? [p.pattern] : []));
   const checks = patterns.flatMap((p) => {
     try {
       return [new RegExp(p, "u")];
@@ -32,33 +49,101 @@ export function idFormat(
     }
   });
   const fits = (id: string) => checks.every((re) => re.test(id));
-  for (const description of descriptions) {
-    const example = EXAMPLE.exec(description)?.[1];
-    if (example && /\d/.test(example) && fits(example)) {
-      const shape = example
-        .replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-        .replace(/\d+/g, (run) => `\\d{${run.length}}`);
-      return {
-        source: "example",
-        make: (rng) => example.replace(/\d/g, () => digits(rng, 1)),
-        match: new RegExp(`\\b${shape}\\b`, "g"),
-      };
-    }
+  const types = params.flatMap((p) => (Array.isArray(p.type) ? p.type : p.type ? [p.type] : []));
+  if (params.some((p) => p.format === "uuid")) {
+    return {
+      source: "uuid",
+      numeric: false,
+      make: uuid,
+      find: (text) => [...text.matchAll(UUID)].map((m) => m[0]),
+    };
+  }
+  if (types.includes("integer") || types.includes("number")) {
+    return {
+      source: "integer",
+      numeric: true,
+      make: (rng) => `${1 + rng.int(9)}${digits(rng, 5)}`,
+      find: finder(/\b\d{6}\b/g),
+    };
+  }
+  for (const param of params) {
+    const example = EXAMPLE.exec(param.description ?? "")?.[1];
+    if (!example || !/\d/.test(example)) continue;
+    const widened = widen(example);
+    if (!fits(widened)) continue;
+    const shape = regexLiteral(widened).replace(/\d+/g, (run) => `\\d{${run.length}}`);
+    return {
+      source: "example",
+      numeric: false,
+      make: (rng) => widened.replace(/\d/g, () => digits(rng, 1)),
+      find: finder(new RegExp(`\\b${shape}\\b`, "g")),
+    };
   }
   for (const pattern of patterns) {
-    const generate = fromPattern(pattern);
-    if (generate)
-      return {
-        source: "pattern",
-        make: generate,
-        match: new RegExp(pattern.replace(/^\^/, "\\b").replace(/\$$/, "\\b"), "gu"),
-      };
+    const generator = fromPattern(pattern);
+    if (!generator) continue;
+    const match = new RegExp(pattern.replace(/^\^/, "\\b").replace(/\$$/, "\\b"), "gu");
+    return {
+      source: "pattern",
+      numeric: false,
+      make: generator.make,
+      find: finder(match, generator.minLength),
+    };
   }
   return {
     source: "default",
+    numeric: false,
     make: (rng) => `${prefix}-${digits(rng, 6)}`,
-    match: new RegExp(`\\b${prefix}-\\d{6}\\b`, "g"),
+    find: finder(new RegExp(`\\b${prefix}-\\d{6}\\b`, "g")),
   };
+}
+
+/** An example with too few digits for a world ("ORD1") gets its last digit run widened ("ORD1234"). */
+function widen(example: string): string {
+  const total = (example.match(/\d/g) ?? []).length;
+  if (total >= MIN_DIGITS) return example;
+  const runs = [...example.matchAll(/\d+/g)];
+  const last = runs.at(-1) as RegExpExecArray;
+  const at = (last.index ?? 0) + last[0].length;
+  return example.slice(0, at) + "0".repeat(MIN_DIGITS - total) + example.slice(at);
+}
+
+/** Matches of a shape that are long enough and not the digits of an amount or a decimal. */
+function finder(match: RegExp, minLength = 0): (text: string) => string[] {
+  return (text) =>
+    [...text.matchAll(new RegExp(match.source, match.flags))]
+      .filter((m) => {
+        const at = m.index ?? 0;
+        const before = text.slice(Math.max(0, at - 2), at);
+        const after = text.slice(at + m[0].length, at + m[0].length + 2);
+        return m[0].length >= minLength && !/\d[.,]$/.test(before) && !/^[.,]\d/.test(after);
+      })
+      .map((m) => m[0]);
+}
+
+/** Identifiers a shape can make before the world gives up looking for an unused one. */
+const ATTEMPTS = 10_000;
+
+/**
+ * A new identifier that `taken` does not hold. A shape with room for too few identifiers (a
+ * pattern such as `^[0-9]$`) is refused, naming the entity, instead of searching forever.
+ */
+export function uniqueId(
+  format: IdFormat,
+  rng: Rng,
+  taken: (id: string) => boolean,
+  entity: string,
+): string {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const id = format.make(rng);
+    if (!taken(id)) return id;
+  }
+  throw new SpecError("agent spec", [
+    {
+      path: `${entity} identifiers`,
+      message: `the ${format.source} that shapes them leaves room for too few distinct ids; give the parameter a longer pattern or example`,
+    },
+  ]);
 }
 
 /** The first three letters of a name, upper case: order → ORD. */
@@ -81,89 +166,4 @@ export function uniquePrefix(entity: string, taken: Set<string>): string {
   const prefix = candidates.find((c) => !taken.has(c)) ?? `${defaultPrefix(entity)}${taken.size}`;
   taken.add(prefix);
   return prefix;
-}
-
-type Piece = { chars: string; min: number; max: number };
-
-/** A generator for strings matching a simple regular expression, or null when it is not simple. */
-export function fromPattern(pattern: string): ((rng: Rng) => string) | null {
-  const pieces: Piece[] = [];
-  let i = 0;
-  const source = pattern.replace(/^\^/, "").replace(/\$$/, "");
-  while (i < source.length) {
-    let chars: string | null = null;
-    const c = source[i] as string;
-    if (c === "\\") {
-      const next = source[i + 1];
-      chars =
-        next === "d"
-          ? "0123456789"
-          : next === "w"
-            ? "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"
-            : next === "-" || next === "." || next === "_"
-              ? next
-              : null;
-      i += 2;
-    } else if (c === "[") {
-      const end = source.indexOf("]", i);
-      if (end < 0) return null;
-      chars = expandClass(source.slice(i + 1, end));
-      i = end + 1;
-    } else if (/[A-Za-z0-9_\-:#/ ]/.test(c)) {
-      chars = c;
-      i++;
-    }
-    if (chars === null || chars === "") return null;
-    const quantifier = /^(\{(\d+)(?:,(\d*))?\}|\?|\+|\*)/.exec(source.slice(i));
-    let min = 1;
-    let max = 1;
-    if (quantifier) {
-      i += quantifier[0].length;
-      if (quantifier[1]?.startsWith("{")) {
-        min = Number(quantifier[2]);
-        max =
-          quantifier[3] === undefined
-            ? min
-            : quantifier[3] === ""
-              ? min + 4
-              : Number(quantifier[3]);
-      } else if (quantifier[0] === "?") [min, max] = [0, 1];
-      else if (quantifier[0] === "+") [min, max] = [1, 6];
-      else [min, max] = [0, 6];
-    }
-    pieces.push({ chars, min, max });
-  }
-  if (pieces.length === 0) return null;
-  return (rng) => {
-    let out = "";
-    for (const piece of pieces) {
-      const n =
-        piece.min === piece.max
-          ? piece.min
-          : Math.max(
-              piece.min,
-              Math.min(piece.max, piece.min + 1 + rng.int(piece.max - piece.min)),
-            );
-      for (let k = 0; k < n; k++) out += piece.chars[rng.int(piece.chars.length)];
-    }
-    return out;
-  };
-}
-
-function expandClass(body: string): string | null {
-  if (body.startsWith("^")) return null;
-  let out = "";
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i] as string;
-    if (c === "\\" && body[i + 1] === "d") {
-      out += "0123456789";
-      i++;
-    } else if (body[i + 1] === "-" && i + 2 < body.length) {
-      const from = c.charCodeAt(0);
-      const to = (body[i + 2] as string).charCodeAt(0);
-      for (let code = from; code <= to; code++) out += String.fromCharCode(code);
-      i += 2;
-    } else out += c;
-  }
-  return out;
 }

@@ -1,8 +1,9 @@
 import type { ToolDefinition } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
+import { lookup } from "../lookup.ts";
 import { verbOf } from "../tools.ts";
 import { type ArgumentCheck, argumentCheck } from "./arguments.ts";
-import { type IdFormat, idFormat, uniquePrefix } from "./ids.ts";
+import { type IdFormat, type IdParameter, idFormat, uniquePrefix } from "./ids.ts";
 import { plural, type SchemaFragment, singular } from "./values.ts";
 import { STATUS_AFTER, STATUSES } from "./vocabulary.ts";
 
@@ -176,13 +177,13 @@ export class WorldModel {
       name,
       collection: plural(name),
       idField: `${name}_id`,
-      idFormat: idFormat(name, [], []),
+      idFormat: idFormat(name, []),
       fields: new Map(
-        (DEFAULT_FIELDS[name] ?? DEFAULT_FIELDS.default ?? []).map((f) => [f, undefined]),
+        (lookup(DEFAULT_FIELDS, name) ?? DEFAULT_FIELDS.default ?? []).map((f) => [f, undefined]),
       ),
       written: new Map(),
       parent: null,
-      statuses: STATUSES[name] ?? (STATUSES.default as EntityModel["statuses"]),
+      statuses: lookup(STATUSES, name) ?? (STATUSES.default as EntityModel["statuses"]),
       isPerson,
       balanceFields: [],
       seeded: true,
@@ -243,7 +244,7 @@ export class WorldModel {
     if (model.idParam && !model.idByEmail) model.idEntities.set(model.idParam, model.entity);
     for (const ref of model.refs) if (ref.by === "id") model.idEntities.set(ref.param, ref.entity);
     if (model.kind === "change") {
-      model.statusAfter = STATUS_AFTER[verb] ?? null;
+      model.statusAfter = lookup(STATUS_AFTER, verb) ?? null;
       for (const param of Object.keys(properties)) {
         if (param === model.idParam || refs.some((r) => r.param === param)) continue;
         model.sets.set(
@@ -299,7 +300,8 @@ export class WorldModel {
       model.entity = this.person.name;
       model.idParam = personRef.param;
     } else if (tool.access === "write") {
-      const name = MASS_NOUNS.has(noun) || noun === verb ? (RECORD_OF_VERB[verb] ?? noun) : noun;
+      const name =
+        MASS_NOUNS.has(noun) || noun === verb ? (lookup(RECORD_OF_VERB, verb) ?? noun) : noun;
       model.entity = this.#entity(name).name;
     } else {
       model.entity = this.#entity(noun).name;
@@ -375,8 +377,7 @@ export class WorldModel {
 
   /** The id shape of an entity, from every parameter that names one of its records. */
   #idFormatOf(entity: EntityModel, tools: readonly ToolDefinition[], prefix: string): IdFormat {
-    const descriptions: string[] = [];
-    const patterns: string[] = [];
+    const params: IdParameter[] = [];
     for (const tool of tools) {
       const model = this.tools.get(tool.name) as ToolModel;
       for (const [param, schema] of Object.entries(
@@ -386,12 +387,10 @@ export class WorldModel {
         const namesIt = ref
           ? ref.by === "id" && ref.entity === entity.name
           : model.idParam === param && model.entity === entity.name;
-        if (!namesIt) continue;
-        if (schema.description) descriptions.push(schema.description);
-        if (schema.pattern) patterns.push(schema.pattern);
+        if (namesIt) params.push(schema);
       }
     }
-    return idFormat(entity.name, descriptions, patterns, prefix);
+    return idFormat(entity.name, params, prefix);
   }
 
   #isPerson(entity: string): boolean {

@@ -206,7 +206,7 @@ function create(ctx: CallContext): Outcome {
   }
   const ownerField = model.person.idField;
   if (owner?.[ownerField] !== undefined) record[ownerField] = owner[ownerField];
-  for (const [param, value] of Object.entries(args)) record[snake(param)] = value;
+  copyArguments(record, entity, tool, args);
   record.status = entity.statuses.usable.at(-1) ?? "completed";
   record.created_at = TODAY_TIME;
   store.add(entity.name, record);
@@ -217,13 +217,32 @@ function handoff(ctx: CallContext): Outcome {
   const { store, tool, args } = ctx;
   const entity = store.entity(tool.entity);
   const record: WorldRecord = { [entity.idField]: ctx.world.newId(entity), status: "transferred" };
-  for (const [param, value] of Object.entries(args)) record[snake(param)] = value;
+  copyArguments(record, entity, tool, args);
   store.add(entity.name, record);
   ctx.world.handOff();
   return {
     ok: true,
     json: JSON.stringify({ ...record, message: "A human agent will take over this conversation." }),
   };
+}
+
+/**
+ * Copies a call's declared arguments onto a new record. Arguments the schema does not declare are
+ * ignored, and none may overwrite the record's id: a call cannot rewrite another record this way.
+ */
+function copyArguments(
+  record: WorldRecord,
+  entity: EntityModel,
+  tool: ToolModel,
+  args: Record<string, unknown>,
+): void {
+  const declared = tool.tool.parameters.properties ?? {};
+  for (const [param, value] of Object.entries(args)) {
+    const field = snake(param);
+    if (!Object.hasOwn(declared, param) || field === entity.idField || param === entity.idField)
+      continue;
+    record[field] = value;
+  }
 }
 
 /** Moves money in or out of a record's balances, and enters it in the record's ledger when it has one (an account's transactions). */

@@ -1,4 +1,5 @@
 import type { Rng } from "../rng.ts";
+import { fromPattern } from "./pattern.ts";
 import {
   CARRIERS,
   CITIES,
@@ -82,6 +83,13 @@ export function valueFor(
   if (s.const !== undefined) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return ctx.rng.pick(s.enum);
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+  // What the schema demands comes before what the field's name suggests.
+  if (s.pattern && (type === undefined || type === "string")) {
+    const generator = fromPattern(s.pattern);
+    if (generator) return generator.make(ctx.rng);
+  }
+  const formatted = s.format ? byFormat(s.format, ctx.rng) : undefined;
+  if (formatted !== undefined) return formatted;
   if (type === "object" && s.properties) {
     const out: Record<string, unknown> = {};
     for (const [name, sub] of Object.entries(s.properties)) out[name] = valueFor(name, sub, ctx);
@@ -162,6 +170,27 @@ function byName(field: string, s: SchemaFragment, ctx: ValueContext): unknown {
   if (/(^id$|_id$)/.test(field))
     return `${field.replace(/_id$/, "").slice(0, 3).toUpperCase() || "ID"}-${digits(rng, 6)}`;
   return undefined;
+}
+
+/** A random version-4 UUID. */
+export function uuid(rng: Rng): string {
+  const hex = (n: number) =>
+    Array.from({ length: n }, () => "0123456789abcdef"[rng.int(16)]).join("");
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${"89ab"[rng.int(4)]}${hex(3)}-${hex(12)}`;
+}
+
+function byFormat(format: string, rng: Rng): string | undefined {
+  switch (format) {
+    case "uuid":
+      return uuid(rng);
+    case "time":
+      return `${String(8 + rng.int(10)).padStart(2, "0")}:${rng.pick(["00", "15", "30", "45"])}:00`;
+    case "uri":
+    case "url":
+      return `https://files.${rng.pick(WORDS)}-support.net/${uuid(rng).slice(0, 8)}`;
+    default:
+      return undefined;
+  }
 }
 
 function byType(

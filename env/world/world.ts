@@ -18,6 +18,7 @@ import {
   serverFaultAnswer,
   spoil,
 } from "./faults.ts";
+import { uniqueId } from "./ids.ts";
 import { type EntityModel, type ToolModel, WorldModel } from "./model.ts";
 import { type Outcome, perform, refuse, type WorldAccess } from "./operations.ts";
 import { placeholderReason } from "./placeholders.ts";
@@ -225,10 +226,7 @@ export class World implements WorldAccess {
   /** Part of {@link WorldAccess}: a new id, stable for the seed and the order of creations. */
   newId(entity: EntityModel): string {
     const rng = new Rng(this.seed, "world", this.situation.id, "created", String(this.#created++));
-    for (;;) {
-      const id = entity.idFormat.make(rng);
-      if (!this.store.has(entity.name, id)) return id;
-    }
+    return uniqueId(entity.idFormat, rng, (id) => this.store.has(entity.name, id), entity.name);
   }
 
   /** The fault that answers call n of a tool: a server fault at its call (every call from it when persistent), or a result fault not yet fired. */

@@ -121,19 +121,24 @@ describe("attachLabels", () => {
 });
 
 describe("passHatK", () => {
-  it("matches hand-computed values: C(successes, k) / C(trials, k), averaged over situations with ≥ k trials", () => {
+  it("matches hand-computed values: C(successes, k) / C(trials, k), averaged over situations", () => {
     const trial = (task: string, reward: number) => ({ task_id: task, reward }) as unknown as Row;
+    // A: 3 of 4 pass; B: 2 of 4; C: 4 of 4.
     const data = [
       ...[1, 1, 1, 0].map((r) => trial("A", r)),
-      trial("B", 1),
-      trial("B", 0),
-      trial("C", 1),
+      ...[1, 0, 1, 0].map((r) => trial("B", r)),
+      ...[1, 1, 1, 1].map((r) => trial("C", r)),
     ];
     const k = passHatK(data);
-    expect(k["1"]).toBeCloseTo((3 / 4 + 1 / 2 + 1) / 3, 12);
-    expect(k["2"]).toBeCloseTo((3 / 6 + 0) / 2, 12);
-    expect(k["3"]).toBeCloseTo(1 / 4, 12);
-    expect(k["4"]).toBe(0);
-    expect(Object.keys(k)).toEqual(["1", "2", "3", "4"]);
+    expect(k["1"]).toBeCloseTo((3 / 4 + 2 / 4 + 1) / 3, 12);
+    expect(k["2"]).toBeCloseTo((3 / 6 + 1 / 6 + 1) / 3, 12);
+    expect(k["3"]).toBeCloseTo((1 / 4 + 0 + 1) / 3, 12);
+    expect(k["4"]).toBeCloseTo((0 + 0 + 1) / 3, 12);
+  });
+
+  it("stops at the fewest trials any situation has, so it never rises with k", () => {
+    const trial = (task: string, reward: number) => ({ task_id: task, reward }) as unknown as Row;
+    const k = passHatK([...[1, 1, 1].map((r) => trial("A", r)), trial("B", 0), trial("B", 0)]);
+    expect(k).toEqual({ "1": 0.5, "2": 0.5 });
   });
 });

@@ -1,0 +1,89 @@
+import type { Rng } from "../rng.ts";
+
+type Piece = { chars: string; min: number; max: number };
+
+/**
+ * A generator for strings matching a simple regular expression, or null when it is not simple.
+ * Open-ended repeats (`+`, `*`, `{n,}`) make runs long enough for a world's worth of distinct values.
+ */
+export function fromPattern(
+  pattern: string,
+): { make: (rng: Rng) => string; minLength: number } | null {
+  const pieces: Piece[] = [];
+  let i = 0;
+  const source = pattern.replace(/^\^/, "").replace(/\$$/, "");
+  while (i < source.length) {
+    let chars: string | null = null;
+    const c = source[i] as string;
+    if (c === "\\") {
+      const next = source[i + 1];
+      chars =
+        next === "d"
+          ? "0123456789"
+          : next === "w"
+            ? "ABCDEFGHJKLMNPQRSTUVWXYZ0123456789"
+            : next === "-" || next === "." || next === "_"
+              ? next
+              : null;
+      i += 2;
+    } else if (c === "[") {
+      const end = source.indexOf("]", i);
+      if (end < 0) return null;
+      chars = expandClass(source.slice(i + 1, end));
+      i = end + 1;
+    } else if (/[A-Za-z0-9_\-:#/ ]/.test(c)) {
+      chars = c;
+      i++;
+    }
+    if (chars === null || chars === "") return null;
+    const quantifier = /^(\{(\d+)(?:,(\d*))?\}|\?|\+|\*)/.exec(source.slice(i));
+    let min = 1;
+    let max = 1;
+    if (quantifier) {
+      i += quantifier[0].length;
+      if (quantifier[1]?.startsWith("{")) {
+        min = Number(quantifier[2]);
+        max =
+          quantifier[3] === undefined
+            ? min
+            : quantifier[3] === ""
+              ? Math.max(min, 5) + 3
+              : Number(quantifier[3]);
+        if (quantifier[3] === "") min = Math.max(min, 5);
+      } else if (quantifier[0] === "?") [min, max] = [0, 1];
+      else [min, max] = [5, 8];
+    }
+    pieces.push({ chars, min, max });
+  }
+  if (pieces.length === 0) return null;
+  return {
+    minLength: pieces.reduce((sum, p) => sum + p.min, 0),
+    make: (rng) => {
+      let out = "";
+      for (const piece of pieces) {
+        const n =
+          piece.min === piece.max ? piece.min : piece.min + rng.int(piece.max - piece.min + 1);
+        for (let k = 0; k < n; k++) out += piece.chars[rng.int(piece.chars.length)];
+      }
+      return out;
+    },
+  };
+}
+
+function expandClass(body: string): string | null {
+  if (body.startsWith("^")) return null;
+  let out = "";
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i] as string;
+    if (c === "\\" && body[i + 1] === "d") {
+      out += "0123456789";
+      i++;
+    } else if (body[i + 1] === "-" && i + 2 < body.length) {
+      const from = c.charCodeAt(0);
+      const to = (body[i + 2] as string).charCodeAt(0);
+      for (let code = from; code <= to; code++) out += String.fromCharCode(code);
+      i += 2;
+    } else out += c;
+  }
+  return out;
+}
