@@ -55,6 +55,8 @@ export const GoalSchema = z.object({
   tool: z.string(),
   arguments: z.record(z.string(), z.unknown()),
   text: z.string(),
+  /** Other arguments that would do as well: the other of two duplicate records. */
+  alternatives: z.array(z.record(z.string(), z.unknown())).optional(),
 });
 export type Goal = z.infer<typeof GoalSchema>;
 

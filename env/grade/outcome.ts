@@ -32,18 +32,22 @@ export function outcomeGrade(
   world: World,
   messages: readonly ChatMessage[],
 ): Grade {
-  const gold = createWorld({ spec: agent, situation, seed: world.seed });
-  const args = { ...goal.arguments };
-  for (const param of gold.model.tools.get(goal.tool)?.tool.parameters.required ?? []) {
-    if (args[param] === undefined && AGENT_WRITTEN.test(snake(param)))
-      args[param] = "written by the agent";
-  }
-  let answer = gold.call(goal.tool, args);
-  for (let retry = 0; retry < 2 && answer.error && RETRYABLE.has(answer.error); retry++)
-    answer = gold.call(goal.tool, args);
+  const kind = world.model.tools.get(goal.tool)?.kind;
+  const reads = kind === "read_one" || kind === "read_many";
   const initial = createWorld({ spec: agent, situation, seed: world.seed }).snapshot().collections;
-  const expected = effects(initial, gold.snapshot().collections);
   const actual = effects(initial, world.snapshot().collections);
+  // The goal's own arguments, or any alternative that would do as well (the other duplicate).
+  const replays = [goal.arguments, ...(goal.alternatives ?? [])].map((args) =>
+    replay(agent, situation, world.seed, goal.tool, args, reads),
+  );
+  const match = replays.find((r) => effects(initial, r.collections) === actual);
+  const answer = (match ?? replays[0])?.answer as { ok: boolean; content: string };
+  const expected = match
+    ? actual
+    : effects(
+        initial,
+        (replays[0] as { collections: Record<string, Record<string, unknown>[]> }).collections,
+      );
   const state: Check = {
     name: "goal_state",
     passed: expected === actual,
@@ -53,8 +57,7 @@ export function outcomeGrade(
         : "the records differ from what the goal's call would leave",
   };
   const checks = [state];
-  const tool = world.model.tools.get(goal.tool);
-  if (answer.ok && (tool?.kind === "read_one" || tool?.kind === "read_many"))
+  if (answer.ok && reads && !spoiled(answer.content))
     checks.push(toldFacts(answer.content, messages));
   const failed = checks.filter((c) => !c.passed);
   return {
@@ -65,6 +68,30 @@ export function outcomeGrade(
         : failed.map((c) => c.detail).join("; "),
     checks,
   };
+}
+
+/** The goal's call on a fresh world, as a careful agent makes it; the answer and the records it leaves. */
+function replay(
+  agent: Agent,
+  situation: Situation,
+  seed: number,
+  tool: string,
+  goalArgs: Record<string, unknown>,
+  reads: boolean,
+) {
+  const gold = createWorld({ spec: agent, situation, seed });
+  const args = { ...goalArgs };
+  for (const param of gold.model.tools.get(tool)?.tool.parameters.required ?? []) {
+    if (args[param] === undefined && AGENT_WRITTEN.test(snake(param)))
+      args[param] = "written by the agent";
+  }
+  // A careful agent asks again after a fault that did nothing (a timeout), and re-reads a spoiled
+  // read; it does not repeat a write whose answer came back spoiled, because the write happened.
+  const again = (a: { error?: string; content: string }) =>
+    (a.error !== undefined && RETRYABLE.has(a.error)) || (reads && spoiled(a.content));
+  let answer = gold.call(tool, args);
+  for (let retry = 0; retry < 2 && again(answer); retry++) answer = gold.call(tool, args);
+  return { answer, collections: gold.snapshot().collections };
 }
 
 /**
@@ -103,6 +130,16 @@ function effects(
   );
   for (const id of ids) if (!after.has(id)) out.push(`removed ${id}`);
   return out.sort().join("\n");
+}
+
+/** Whether an answer does not parse, or came back partial. */
+function spoiled(content: string): boolean {
+  try {
+    const body = JSON.parse(content) as { warnings?: unknown };
+    return Array.isArray(body.warnings) && body.warnings.length > 0;
+  } catch {
+    return true;
+  }
 }
 
 /** Whether the agent's words carry the facts the read returned (a status, an amount). */

@@ -109,6 +109,7 @@ class ScriptedSession implements AgentSession {
     if (pending?.kind === "choose") {
       const picked =
         pending.ids.find((id) => text.includes(id)) ??
+        (/\bsecond\b/i.test(text) ? pending.ids[1] : undefined) ??
         (/first|either|any/i.test(text) ? pending.ids[0] : undefined);
       if (picked) this.#args[pending.param] = picked;
     }
@@ -220,7 +221,9 @@ class ScriptedSession implements AgentSession {
     }
     const error = body && typeof body.error === "string" ? body.error : null;
     const unreadable = body === null || (Array.isArray(body.warnings) && body.warnings.length > 0);
-    if ((error && RETRYABLE.has(error)) || unreadable) {
+    const reads = tool.kind === "read_one" || tool.kind === "read_many";
+    // A read is safe to ask again; a write whose answer came back spoiled has happened, so it is not repeated.
+    if ((error && RETRYABLE.has(error)) || (unreadable && reads)) {
       if (this.#attempts < 2)
         return this.#call(
           tool,
@@ -262,11 +265,11 @@ class ScriptedSession implements AgentSession {
       );
     if (body === null)
       return this.#say(
-        `I'm sorry, the system sent back an answer I can't read, so I can't confirm anything yet. ${ANYTHING_ELSE}`,
+        `I'm sorry, the system sent back an answer I can't read, so I can't tell you yet whether that ${reads ? "lookup" : "request"} worked. Please check again shortly. ${ANYTHING_ELSE}`,
       );
     if (unreadable)
       return this.#say(
-        `Here's what I could get, though part of it didn't load: ${summary(body)}. ${ANYTHING_ELSE}`,
+        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body)}. ${ANYTHING_ELSE}`,
       );
     const intro =
       tool.kind === "read_one" || tool.kind === "read_many" ? "Here's what I found" : "Done";
@@ -274,6 +277,7 @@ class ScriptedSession implements AgentSession {
   }
 
   /** After listing the person's records to find the one they mean: use it, or ask which. */
+  /** After listing the person's records to find the one they mean: the best match on their own words, or ask which. */
   #choose(
     param: string,
     body: Record<string, unknown>,
@@ -282,22 +286,26 @@ class ScriptedSession implements AgentSession {
     const records = (Object.values(body).find(Array.isArray) ?? []) as Record<string, unknown>[];
     const tool = this.#intent as ToolModel;
     const entity = this.#model.entities.get(tool.idEntities.get(param) as string) as EntityModel;
-    const said = conversation
-      .filter((m) => m.role === "user")
-      .map((m) => m.content.toLowerCase())
-      .join(" ");
-    const matching = records.filter((r) =>
-      JSON.stringify(r)
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .some((w) => w.length > 4 && said.includes(w)),
+    const said = new Set(
+      conversation
+        .filter((m) => m.role === "user")
+        .flatMap((m) => m.content.toLowerCase().split(/[^a-z0-9]+/))
+        .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
     );
-    const candidates = (matching.length > 0 ? matching : records).map((r) =>
-      String(r[entity.idField]),
-    );
+    const scored = records.map((r) => ({
+      r,
+      score: new Set(
+        JSON.stringify(r)
+          .toLowerCase()
+          .split(/[^a-z0-9]+/)
+          .filter((w) => said.has(w)),
+      ).size,
+    }));
+    const best = Math.max(0, ...scored.map((s) => s.score));
+    const candidates = scored.filter((s) => best === 0 || s.score === best).map((s) => s.r);
     this.#unknownIds.delete(param);
     if (candidates.length === 1) {
-      this.#args[param] = candidates[0];
+      this.#args[param] = (candidates[0] as Record<string, unknown>)[entity.idField];
       return this.#next(conversation);
     }
     if (candidates.length === 0) {
@@ -306,9 +314,13 @@ class ScriptedSession implements AgentSession {
         `I couldn't find any ${entity.collection} on your account. ${ANYTHING_ELSE}`,
       );
     }
-    this.#pending = { kind: "choose", param, ids: candidates };
+    const ids = candidates.map((r) => String(r[entity.idField]));
+    this.#pending = { kind: "choose", param, ids };
+    const listed = candidates.map(
+      (r) => `${String(r[entity.idField])} (${labelOf(r, entity.idField)})`,
+    );
     return this.#say(
-      `I can see ${candidates.length} ${entity.collection} that could be it: ${candidates.join(", ")}. Which one do you mean?`,
+      `I can see ${candidates.length} ${entity.collection} that could be it: ${listed.join("; ")}. Which one do you mean?`,
     );
   }
 
@@ -355,10 +367,10 @@ class ScriptedSession implements AgentSession {
     return slip ? { message, slip } : { message };
   }
 
+  /** Asks for identifiers and emails first (several at once), then for each other detail on its own, so every answer fills one field. */
   #ask(tool: ToolModel, params: string[]): AgentTurn {
-    const free = params.filter((p) => !tool.idEntities.has(p) && !/email/i.test(p));
-    const asked =
-      free.length > 1 ? params.filter((p) => !free.includes(p) || p === free[0]) : params;
+    const keys = params.filter((p) => tool.idEntities.has(p) || /email/i.test(p));
+    const asked = keys.length > 0 ? keys : params.slice(0, 1);
     this.#pending = { kind: "ask", params: asked };
     const named = asked.map((p) =>
       tool.idEntities.has(p)
@@ -431,14 +443,33 @@ class ScriptedSession implements AgentSession {
 
   /** A free-text answer as the argument's type; undefined when it is not one (a number that is not a number). */
   #coerce(tool: ToolModel, param: string, text: string): unknown {
-    const type = ((tool.tool.parameters.properties ?? {}) as Record<string, { type?: string }>)[
+    const schema = ((tool.tool.parameters.properties ?? {}) as Record<string, { type?: string }>)[
       param
-    ]?.type;
-    if (type !== "number" && type !== "integer") return text;
-    const number = /^[$£€]?\s*(\d+(?:\.\d+)?)\s*[A-Z]{0,3}$/.exec(text.trim());
-    if (!number) return undefined;
-    const n = Number(number[1]);
-    return type === "integer" ? Math.round(n) : n;
+    ];
+    switch (schema?.type) {
+      case "number":
+      case "integer": {
+        const number = /^[$£€]?\s*(\d+(?:\.\d+)?)\s*[A-Z]{0,3}$/.exec(text.trim());
+        if (!number) return undefined;
+        const n = Number(number[1]);
+        return schema.type === "integer" ? Math.round(n) : n;
+      }
+      case "boolean":
+        return /^(yes|yeah|yep|true|sure|please do)\b/i.test(text)
+          ? true
+          : /^(no|nope|false|not)\b/i.test(text)
+            ? false
+            : undefined;
+      case "object":
+      case "array":
+        try {
+          return JSON.parse(text) as unknown;
+        } catch {
+          return undefined;
+        }
+      default:
+        return text;
+    }
   }
 
   #describe(tool: ToolModel): string {
@@ -452,6 +483,15 @@ class ScriptedSession implements AgentSession {
   #say(content: string): AgentTurn {
     return { message: { role: "assistant", content } };
   }
+}
+
+/** A record in a few words: its first two text fields. */
+function labelOf(record: Record<string, unknown>, idField: string): string {
+  return Object.entries(record)
+    .filter(([k, v]) => k !== idField && typeof v === "string" && !/(_id|Id)$/.test(k))
+    .slice(0, 2)
+    .map(([, v]) => v)
+    .join(", ");
 }
 
 function words(param: string): string {

@@ -133,7 +133,8 @@ export function argumentsIn(
   }
   for (const [param, schema] of Object.entries(properties)) {
     if (!Array.isArray(schema.enum)) continue;
-    const lower = text.toLowerCase();
+    // Quoted words are the person citing something (a rule), not choosing a value.
+    const lower = text.toLowerCase().replace(/"[^"]*"|“[^”]*”/g, " ");
     const hit = schema.enum
       .filter(
         (v) =>

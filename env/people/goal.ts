@@ -70,7 +70,26 @@ export function goalOf(world: World, rng: Rng): Goal {
         currency: "USD",
       });
   }
-  return { tool: tool.tool.name, arguments: args, text: requestText(tool, entity, args) };
+  const goal: Goal = {
+    tool: tool.tool.name,
+    arguments: args,
+    text: requestText(tool, entity, args),
+  };
+  // Two identical records (the duplicate_records world): the person means one, not knowing its id;
+  // either is the goal, and the call that would do it names one of them.
+  const duplicates = (world.describe().shaped as { duplicates?: string[] }).duplicates;
+  if (
+    tool.idParam &&
+    duplicates &&
+    duplicates.length > 1 &&
+    args[tool.idParam] === undefined &&
+    tool.entity === world.describe().subject.entity
+  ) {
+    const [first, ...others] = duplicates as [string, ...string[]];
+    args[tool.idParam] = first;
+    goal.alternatives = others.map((id) => ({ ...args, [tool.idParam as string]: id }));
+  }
+  return goal;
 }
 
 /** The record the request is about, when the person holds its id and it exists. */
@@ -150,7 +169,11 @@ const CREATE_VERBS = new Set([
 /** A non-identifier argument as a person says it: "to 5 Quay Street", "because it arrived damaged". */
 export function argumentPhrase(param: string, value: unknown): string {
   const key = snake(param);
-  const v = keep(String(value).replace(/_/g, " "));
+  const v = keep(
+    typeof value === "object" && value !== null
+      ? JSON.stringify(value)
+      : String(value).replace(/_/g, " "),
+  );
   if (/address/.test(key)) return `to ${v}`;
   if (/reason/.test(key)) return `because ${v}`;
   if (/variant|size|colou?r/.test(key)) return `for ${v}`;

@@ -107,6 +107,7 @@ export class OfflineUser {
     );
     if (wanted.length > 0) return this.#give(wanted);
     if (confirming) return this.#confirm(text);
+    if (questions.some((q) => /\bwhich one\b/i.test(q))) return this.#pick(text);
     // The agent's framing is its first sentence; what follows may quote the records ("Cannot access shared drive").
     const framing = text.split(/[:.!?](\s|$)/)[0] ?? text;
     if (/didn'?t (quite )?(get|understand)|what would you like/i.test(text))
@@ -187,7 +188,8 @@ export class OfflineUser {
       const value =
         param === "__email"
           ? p.details.email
-          : (lookup(p.details.ids, param) ?? lookup(p.goal.arguments, param));
+          : (lookup(p.details.ids, param) ??
+            (/(_id|Id)$/.test(param) ? undefined : lookup(p.goal.arguments, param)));
       const candidates = p.details.candidates[param];
       if (candidates && candidates.length > 1) {
         parts.push(
@@ -207,14 +209,43 @@ export class OfflineUser {
         misstated.push(wrong);
         parts.push(`I think it's ${keep(wrong)}?`);
       } else {
-        parts.push(
-          `${this.#rng.pick(["", "It's ", "Sure, it's "])}${keep(String(typeof value === "number" ? value.toFixed(2) : value))}.`,
-        );
+        parts.push(`${this.#rng.pick(["", "It's ", "Sure, it's "])}${keep(spoken(value))}.`);
       }
     }
     return misstated.length > 0
       ? { content: parts.join(" "), misstated }
       : { content: parts.join(" ") };
+  }
+
+  /** "Which one do you mean?": the one the person holds, else the listed one most like what they have in mind. */
+  #pick(text: string): UserTurn {
+    const p = this.#persona;
+    const held = [
+      ...Object.values(p.details.ids),
+      ...Object.values(p.details.candidates).flat(),
+    ].find((id) => text.includes(id));
+    if (held) return { content: `The ${keep(held)} one.` };
+    const about = new Set(
+      p.details.about
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
+    );
+    const options = [...text.matchAll(/([A-Za-z]*-?\d{4,}[A-Za-z0-9-]*) \(([^)]*)\)/g)].map(
+      (m) => ({
+        id: m[1] as string,
+        score: (m[2] as string)
+          .toLowerCase()
+          .split(/[^a-z0-9]+/)
+          .filter((w) => about.has(w)).length,
+      }),
+    );
+    const best = options.reduce<{ id: string; score: number } | null>(
+      (a, b) => (a === null || b.score > a.score ? b : a),
+      null,
+    );
+    if (best && best.score > 0) return { content: `The ${keep(best.id)} one, I think.` };
+    return { content: "The first one, I think." };
   }
 
   #confirm(text: string): UserTurn {
@@ -286,6 +317,14 @@ export class OfflineUser {
       return { content: "This is taking too long. I'll try another way.", end: "gave_up" };
     return { content };
   }
+}
+
+/** A value as the person types it: amounts with two decimals, structured values as JSON, yes or no for a flag. */
+function spoken(value: unknown): string {
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "object" && value !== null) return JSON.stringify(value);
+  return String(value);
 }
 
 /** A near miss of an identifier: two digits swapped, the way people misread a number. */
