@@ -116,10 +116,18 @@ export async function loadDataset(path: string): Promise<Dataset> {
     throw new SpecError(path, [
       { path: "", message: "cannot read the file: it does not exist or is not a file" },
     ]);
-  const dataset = new Dataset({ path, meta });
+  // A partial file's sidecar cannot know how many rows a killed run got to write: count them.
+  const counted = meta && !meta.complete ? { ...meta, rows: await countRows(path) } : meta;
+  const dataset = new Dataset({ path, meta: counted });
   // Touch the first row so that a missing or unreadable file fails here, not later.
   const first = dataset.stream();
   await first.next();
   await first.return(undefined);
   return dataset;
+}
+
+async function countRows(path: string): Promise<number> {
+  let n = 0;
+  for await (const _row of readRows(path, { tornTail: true })) n++;
+  return n;
 }

@@ -40,6 +40,18 @@ export interface EpisodeOptions {
   rollout?: number;
 }
 
+const FALLBACK = /^simulator (.+?) failed, the offline writer took over: ([\s\S]*)$/;
+
+/** How a row records that the writer failed and the offline writer opened the conversation. */
+export function fallbackNote(writer: string, error: string): string {
+  return `simulator ${writer} failed, the offline writer took over: ${error}`;
+}
+
+/** The writer's error, when a row's note says the offline writer took over. */
+export function fallbackError(note: string): string | null {
+  return FALLBACK.exec(note)?.[2] ?? null;
+}
+
 /** The id of a row: the situation, its seed and the rollout. */
 export function rowId(situation: Situation, rollout = 0): string {
   return `row_${sha256(canonicalJson({ situation: situation.id, seed: situation.seed, rollout })).slice(0, 16)}`;
@@ -137,9 +149,7 @@ export class Episode {
     this.#endedBy = null;
     this.#slips = [];
     this.#errors = opening.fallbackError
-      ? [
-          `simulator ${this.#writer.name} failed, the offline writer took over: ${opening.fallbackError}`,
-        ]
+      ? [fallbackNote(this.#writer.name, opening.fallbackError)]
       : [];
     this.#openingWriter = opening.writer ?? this.#writer.name;
     this.#misstated = [];

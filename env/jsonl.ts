@@ -141,12 +141,17 @@ export class RowSink {
       await new Promise<void>((resolve) => this.#stream.once("drain", resolve));
   }
 
-  /** Closes the file, keeping it as the partial result (an interrupted run). */
-  async close(): Promise<void> {
+  /** Closes the file, keeping it as the partial result (an interrupted run) with a sidecar that says what it holds. */
+  async close(meta?: DatasetMeta): Promise<void> {
     await new Promise<void>((resolve, reject) =>
       this.#stream.end((error?: Error | null) => (error ? reject(error) : resolve())),
     );
     if (this.#failure) throw this.#failure;
+    if (meta)
+      await writeFileAtomic(
+        this.paths.partialMeta,
+        `${JSON.stringify({ ...meta, complete: false }, null, 2)}\n`,
+      );
   }
 
   /** Closes the file and makes it the dataset: sidecar written, partial renamed over `<out>`. */

@@ -345,10 +345,20 @@ class Walk {
     const seen = this.#visited.slice();
     const left = rows.map((_, cell) => cell);
     const order: number[] = [];
+    const isFault = (cell: number) => (rows[cell] as number[])[CONDITION] !== this.#ok;
+    // With the cold-start flip on, kept fault cells are spread through the walk in proportion, so a
+    // run shorter than the grid keeps the fault share it asked for instead of front-loading faults.
+    const faultTotal = this.#faultRate === null ? 0 : left.filter(isFault).length;
+    let faults = 0;
     while (left.length > 0) {
-      let bestAt = 0;
+      const capped =
+        faultTotal > 0 &&
+        faults + 1 > Math.ceil((faultTotal * (order.length + 1)) / rows.length) &&
+        left.some((c) => !isFault(c));
+      let bestAt = -1;
       let bestGain = -1;
       left.forEach((cell, at) => {
+        if (capped && isFault(cell)) return;
         let gain = 0;
         for (const p of this.#pairsOf(rows[cell] as number[])) {
           if (seen[p] === 0 && this.#counter.reach.target[p] === 1) gain++;
@@ -359,6 +369,7 @@ class Walk {
         }
       });
       const [cell] = left.splice(bestAt, 1) as [number];
+      if (isFault(cell)) faults++;
       order.push(cell);
       bump(seen, this.#pairsOf(rows[cell] as number[]), 1);
     }

@@ -5,7 +5,7 @@ import type { DatasetMeta, Row, RunOptions, Situation } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { Dataset } from "./dataset.ts";
-import { DEFAULT_MAX_TURNS, Episode, rowId } from "./episode.ts";
+import { DEFAULT_MAX_TURNS, Episode, fallbackError, rowId } from "./episode.ts";
 import { RowSink } from "./jsonl.ts";
 import { assignRoles, type RoleChoices } from "./models/assign.ts";
 import { DEFAULT_SLIP_RATE } from "./models/offline-agent.ts";
@@ -108,7 +108,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     simulator: writer.name,
     user_model: user.name,
   };
-  const counter = new PairwiseCounter(agent);
+  const tally = new RunTally(agent);
   const meta = (complete: boolean, rows: number): DatasetMeta => ({
     version: 1,
     generator: `rehearse ${pkg.version}`,
@@ -117,15 +117,10 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     options: runOptions,
     rows,
     complete,
-    coverage: { pairwise: counter.result() },
-    degraded: {
-      ...roles.degraded,
-      ...(writer.fallbacks > 0
-        ? { generator_fallback: { rows: writer.fallbacks, last_error: writer.errors.at(-1) ?? "" } }
-        : {}),
-    },
+    coverage: { pairwise: tally.coverage.result() },
+    degraded: { ...roles.degraded, ...tally.degraded() },
     warnings: [...roles.warnings],
-    search: { budget: plan.rows, mutations: [], writer_errors: [...writer.errors] },
+    search: { budget: plan.rows, mutations: [], writer_errors: tally.writerErrors() },
   });
 
   const total = plan.rows * rollouts;
@@ -139,7 +134,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
       play,
       async (row) => {
         rows.push(row);
-        counter.visit(row.situation.axes);
+        tally.add(row);
         onProgress?.(rows.length, total);
       },
       signal,
@@ -159,7 +154,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
         },
       ]);
     }
-    counter.visit(row.situation.axes);
+    tally.add(row);
   });
   let written = sink.kept;
   try {
@@ -169,18 +164,18 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
       play,
       async (row) => {
         await sink.write(row);
-        counter.visit(row.situation.axes);
+        tally.add(row);
         written++;
         onProgress?.(written, total);
       },
       signal,
     );
   } catch (error) {
-    await sink.close();
+    await sink.close(meta(false, written));
     throw error;
   }
   if (signal?.aborted) {
-    await sink.close();
+    await sink.close(meta(false, written));
     throw new SimulationInterrupted(written, sink.paths.partial);
   }
   const final = meta(true, written);
@@ -230,8 +225,9 @@ export async function playEpisode(
 
 /**
  * Runs `work` over the items an iterator yields, at most `concurrency` at a time, and hands results
- * to `keep` in item order: a finished item waits only for those before it, so memory holds at most
- * the items in flight. Stops taking new items once the signal aborts.
+ * to `keep` in item order. A finished item waits only for those before it, and no lane starts an
+ * item more than two windows of `concurrency` ahead of the last one kept, so memory holds a bounded
+ * number of results however slow one item is. Stops taking new items once the signal aborts.
  */
 async function runInOrder<T, R>(
   items: Iterator<T>,
@@ -246,16 +242,26 @@ async function runInOrder<T, R>(
   let exhausted = false;
   let failure: unknown = null;
   let flushing = Promise.resolve();
+  // A slow item holds back only a bounded window of finished ones: lanes wait rather than run ahead.
+  const window = 2 * concurrency;
+  const waiting: (() => void)[] = [];
+  const wake = () => {
+    for (const resume of waiting.splice(0)) resume();
+  };
   const flush = async () => {
     while (done.has(flushed)) {
       const result = done.get(flushed) as R;
       done.delete(flushed);
       flushed++;
+      wake();
       await keep(result);
     }
   };
   const lane = async () => {
     while (!exhausted && failure === null && !signal?.aborted) {
+      while (next - flushed >= window && failure === null)
+        await new Promise<void>((resume) => waiting.push(resume));
+      if (failure !== null || signal?.aborted) return;
       const item = items.next();
       if (item.done) {
         exhausted = true;
@@ -266,6 +272,7 @@ async function runInOrder<T, R>(
         done.set(index, await work(item.value));
       } catch (error) {
         failure = error;
+        wake();
         return;
       }
       flushing = flushing.then(flush);
@@ -276,6 +283,47 @@ async function runInOrder<T, R>(
   await flushing;
   if (failure !== null) throw failure;
 }
+
+/**
+ * What a run says about itself, counted from its rows in plan order (so a resumed run counts the
+ * rows it kept, and the same rows always give the same sidecar): coverage, and the writer's fallbacks.
+ */
+class RunTally {
+  readonly coverage: PairwiseCounter;
+  #fallbacks = 0;
+  #lastError = "";
+  readonly #errors: string[] = [];
+
+  constructor(agent: Agent) {
+    this.coverage = new PairwiseCounter(agent);
+  }
+
+  add(row: Row): void {
+    this.coverage.visit(row.situation.axes);
+    for (const note of row.episode.errors) {
+      const error = fallbackError(note);
+      if (error === null) continue;
+      this.#fallbacks++;
+      this.#lastError = error;
+      if (!this.#errors.includes(error) && this.#errors.length < KEPT_WRITER_ERRORS)
+        this.#errors.push(error);
+    }
+  }
+
+  degraded(): DatasetMeta["degraded"] {
+    return this.#fallbacks > 0
+      ? { generator_fallback: { rows: this.#fallbacks, last_error: this.#lastError } }
+      : {};
+  }
+
+  /** The writer's distinct errors, in the order the rows met them (the first few). */
+  writerErrors(): string[] {
+    return [...this.#errors];
+  }
+}
+
+/** Distinct writer errors kept for the search report. */
+const KEPT_WRITER_ERRORS = 20;
 
 /** One episode to play: a situation and which rollout of it. */
 interface Play {

@@ -151,7 +151,7 @@ function backendJudge(options: GradeOptions, rows: Row[], warnings: string[]): J
     return async (row) => {
       const decision = await decide(row, backend, client, rubric);
       const verdict: Verdict = {
-        reward: Math.round(decision.probability * 10_000) / 10_000,
+        reward: decision.probability,
         reason: decision.reason,
       };
       if (decision.failure_class) verdict.failure_class = decision.failure_class;

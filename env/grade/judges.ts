@@ -37,17 +37,37 @@ const VERDICT_FORMAT = `Answer with one JSON object and nothing else: {"reward":
 
 /** The first JSON object in a model's answer; an error that quotes the answer when there is none. */
 function jsonIn(text: string | null, judge: string): Record<string, unknown> {
-  const match = /\{[\s\S]*\}/.exec(text ?? "");
-  if (match) {
+  const answer = text ?? "";
+  for (let at = answer.indexOf("{"); at >= 0; at = answer.indexOf("{", at + 1)) {
+    const candidate = balanced(answer, at);
+    if (candidate === null) continue;
     try {
-      return JSON.parse(match[0]) as Record<string, unknown>;
+      const value = JSON.parse(candidate) as unknown;
+      if (value !== null && typeof value === "object" && !Array.isArray(value))
+        return value as Record<string, unknown>;
     } catch {
-      // fall through to the error below
+      // not this brace: try the next one
     }
   }
   throw new Error(
-    `${judge}: the judge's answer is not a JSON verdict: ${JSON.stringify((text ?? "").slice(0, 200))}`,
+    `${judge}: the judge's answer is not a JSON verdict: ${JSON.stringify(answer.slice(0, 200))}`,
   );
+}
+
+/** The text from the brace at `start` to its matching close, skipping braces inside strings. */
+function balanced(text: string, start: number): string | null {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{") depth++;
+    else if (c === "}" && --depth === 0) return text.slice(start, i + 1);
+  }
+  return null;
 }
 
 function verdictOf(body: Record<string, unknown>, judge: string): Verdict {

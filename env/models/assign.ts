@@ -125,21 +125,14 @@ export function assignRoles(choices: RoleChoices): Roles {
   return { agent, writer: new FallbackWriter(primary), user, degraded, warnings };
 }
 
-/** Distinct writer errors kept for the search report. */
-const KEPT_ERRORS = 20;
-
 /**
  * The situation writer with the offline writer behind it: when the writer's backend fails, the
- * offline writer opens the conversation instead, and the substitution is counted and kept.
+ * offline writer opens the conversation instead, and the opening says so (the row records it).
  */
 export class FallbackWriter implements SituationWriter {
   readonly name: string;
   readonly #primary: SituationWriter;
   readonly #offline = new OfflineWriter();
-  /** Openings the offline writer wrote because the writer failed. */
-  fallbacks = 0;
-  /** The writer's distinct errors, latest last. */
-  readonly errors: string[] = [];
 
   constructor(primary: SituationWriter) {
     this.#primary = primary;
@@ -151,11 +144,6 @@ export class FallbackWriter implements SituationWriter {
       return await this.#primary.write(setup);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this.fallbacks++;
-      const at = this.errors.indexOf(message);
-      if (at >= 0) this.errors.splice(at, 1);
-      this.errors.push(message);
-      if (this.errors.length > KEPT_ERRORS) this.errors.shift();
       return {
         ...(await this.#offline.write(setup)),
         writer: this.#offline.name,

@@ -60,6 +60,8 @@ export interface ToolModel {
   /** read_many: arguments that filter on a record field, and the one that caps the count. */
   filters: string[];
   limitParam: string | null;
+  /** read_many: a free-text search argument (`query`), matched against the whole record. */
+  search: string | null;
   amountParam: string | null;
   /** create with an amount: the record money leaves (`from_…`, else the first id) and the one it reaches (`to_…`). */
   debit: Ref | null;
@@ -126,6 +128,7 @@ const DEFAULT_FIELDS: Record<string, string[]> = {
   subscription: ["plan", "price", "renewal_date"],
   default: ["name", "created_at"],
 };
+const SEARCH_PARAMS = /^(query|q|search|search_query|search_term|keyword|keywords|term|text)$/;
 const BALANCE_FIELDS = ["balance", "current", "available", "current_balance", "available_balance"];
 const EXAMPLE =
   /(?:such as|e\.g\.,?|for example,?|like|example:)\s*[`"']?([A-Za-z0-9][A-Za-z0-9_@.-]{2,40}[A-Za-z0-9])/i;
@@ -227,6 +230,7 @@ export class WorldModel {
       sets: new Map(),
       statusAfter: null,
       filters: [],
+      search: null,
       limitParam:
         Object.keys(properties).find((p) =>
           /^(limit|max_results|count|page_size|top)$/.test(snake(p)),
@@ -261,8 +265,9 @@ export class WorldModel {
       model.credit = accounts.find((r) => r.role === "to") ?? null;
     }
     if (model.kind === "read_many") {
+      model.search = Object.keys(properties).find((p) => SEARCH_PARAMS.test(snake(p))) ?? null;
       model.filters = Object.keys(properties).filter(
-        (p) => p !== model.limitParam && !refs.some((r) => r.param === p),
+        (p) => p !== model.limitParam && p !== model.search && !refs.some((r) => r.param === p),
       );
     }
     return model;

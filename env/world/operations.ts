@@ -79,6 +79,18 @@ function readMany(ctx: CallContext): Outcome {
     records = records === null ? scoped : records.filter((r) => scoped.includes(r));
   }
   let list = records ?? [...store.all(entity.name)];
+  const query =
+    tool.search && typeof args[tool.search] === "string"
+      ? (args[tool.search] as string).toLowerCase()
+      : "";
+  if (query.trim() !== "") {
+    // A search matches records whose text holds every word of the query.
+    const words = query.split(/[^a-z0-9]+/).filter(Boolean);
+    list = list.filter((r) => {
+      const text = JSON.stringify(store.view(entity.name, r, null)).toLowerCase();
+      return words.every((w) => text.includes(w));
+    });
+  }
   for (const param of tool.filters) {
     const wanted = args[param];
     if (wanted === undefined) continue;

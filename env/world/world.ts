@@ -111,10 +111,11 @@ export class World implements WorldAccess {
         ),
       );
     }
+    const parsed = parseArguments(args);
+    // Arguments that are not even JSON never reach the tool, so they do not count towards its calls.
+    if (!parsed.ok) return answer(parsed);
     const n = (this.#calls.get(name) ?? 0) + 1;
     this.#calls.set(name, n);
-    const parsed = parseArguments(args);
-    if (!parsed.ok) return answer(parsed);
     const serverFault = this.#faults.length === 0 ? undefined : this.#dueFault(name, n, "server");
     if (serverFault) {
       serverFault.fired.push(n);

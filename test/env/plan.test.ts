@@ -3,7 +3,7 @@ import { Agent } from "../../env/agent.ts";
 import { PairwiseCounter } from "../../env/coverage.ts";
 import { planSituations, situationId } from "../../env/plan.ts";
 import type { AgentSpec, Coordinate } from "../../spec/index.ts";
-import { referenceSpec } from "../fixtures/reference-spec.ts";
+import { financeSpec, referenceSpec } from "../fixtures/reference-spec.ts";
 
 const AXES = ["tool", "rule", "stance", "world", "condition", "history"] as const;
 
@@ -224,5 +224,16 @@ describe("PairwiseCounter", () => {
     expect(() => counter.visit({ ...at("get_a", "ok"), stance: "grumpy" })).toThrow(
       /"grumpy" is not a stance/,
     );
+  });
+});
+
+describe("the cold-start flip on short runs", () => {
+  it("spreads the kept fault cells through the walk, so a short run keeps the fault share it asked for", () => {
+    for (const rows of [4, 8, 16, 32]) {
+      const plan = planSituations(financeSpec, { rows });
+      const faults = plan.cells.filter((c) => c.axes.condition !== "ok").length;
+      const kept = planSituations(financeSpec).flip.kept;
+      expect(faults, `${rows} rows`).toBeLessThanOrEqual(Math.ceil((kept * rows) / plan.grid.rows));
+    }
   });
 });
