@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 
 /** Commander parser for a flag that takes a whole number of at least `min`. */
 export function integer(min: number): (value: string) => number {
@@ -35,4 +35,19 @@ export function backend(value: string): string | Record<string, unknown> {
       `expected a backend spec or a JSON object: ${(error as Error).message}`,
     );
   }
+}
+
+/** The flags that shape a plan, shared by `plan` and `simulate`: --fault-rate and the cold-start switch. */
+export function flipOptions(command: Command): Command {
+  return command
+    .option(
+      "--fault-rate <share>",
+      "share of fault cells that keep their fault (default 0.1)",
+      share,
+    )
+    .option(
+      "--prefer-success",
+      "apply the cold-start flip even where the spec's world dials turn it off",
+    )
+    .option("--no-prefer-success", "keep every fault cell (no cold-start flip)");
 }

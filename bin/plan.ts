@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { Agent } from "../env/agent.ts";
 import { type Plan, planSituations } from "../env/plan.ts";
-import { integer, seed, share } from "./options.ts";
+import { flipOptions, integer, seed } from "./options.ts";
 
 interface PlanFlags {
   spec: string;
@@ -14,24 +14,13 @@ interface PlanFlags {
 
 /** `rehearse plan`: the planned grid of situations and the coverage of a run over it. */
 export function planCommand(program: Command): void {
-  program
-    .command("plan")
+  flipOptions(program.command("plan"))
     .description(
       "plan the situations of a run: the pairwise grid, the cold-start flip and the coverage of N rows",
     )
     .requiredOption("--spec <file>", "agent spec (JSON)")
     .option("--rows <n>", "situations to run (default: one pass over the grid)", integer(1))
     .option("--seed <seed>", "seed for the grid and the situations", seed)
-    .option(
-      "--fault-rate <share>",
-      "share of fault cells that keep their fault (default 0.1)",
-      share,
-    )
-    .option(
-      "--prefer-success",
-      "apply the cold-start flip even where the spec's world dials turn it off",
-    )
-    .option("--no-prefer-success", "keep every fault cell (no cold-start flip)")
     .option("--json", "print the whole plan as JSON")
     .action(async (flags: PlanFlags) => {
       const agent = await Agent.load(flags.spec);

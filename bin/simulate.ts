@@ -4,7 +4,7 @@ import { Agent } from "../env/agent.ts";
 import type { Dataset } from "../env/dataset.ts";
 import { SimulationInterrupted, simulate } from "../env/simulate.ts";
 import type { BackendSpec } from "../spec/index.ts";
-import { backend, integer, seed, share } from "./options.ts";
+import { backend, flipOptions, integer, seed, share } from "./options.ts";
 
 interface SimulateFlags {
   spec: string;
@@ -27,8 +27,7 @@ interface SimulateFlags {
 
 /** `rehearse simulate`: runs the conversations of a spec into a JSONL file. */
 export function simulateCommand(program: Command): void {
-  program
-    .command("simulate")
+  flipOptions(program.command("simulate"))
     .description(
       "simulate conversations for an agent spec and write them as JSONL (offline by default: no key, no network)",
     )
@@ -45,16 +44,6 @@ export function simulateCommand(program: Command): void {
     )
     .option("--seed <seed>", "seed for situations, worlds, people and the offline agent", seed)
     .option("--concurrency <n>", "episodes run at once", integer(1))
-    .option(
-      "--fault-rate <share>",
-      "share of fault cells that keep their fault (default 0.1)",
-      share,
-    )
-    .option(
-      "--prefer-success",
-      "apply the cold-start flip even where the spec's world dials turn it off",
-    )
-    .option("--no-prefer-success", "keep every fault cell (no cold-start flip)")
     .option(
       "--max-turns <n>",
       "assistant messages before an episode is cut off (default 12)",
