@@ -337,7 +337,7 @@ class ScriptedSession implements AgentSession {
       this.#intent = reader;
       return this.#call(reader);
     }
-    return this.#say(`Yes, I've checked and it went through. ${ANYTHING_ELSE}`);
+    return this.#say(`Yes, the system confirmed it at the time. ${ANYTHING_ELSE}`);
   }
 
   #call(tool: ToolModel, slip?: AgentTurn["slip"], listingFor?: string): AgentTurn {

@@ -1,0 +1,101 @@
+/** Words that take a sentence back from a claim: it failed, it could not, it was already so. */
+const NEGATION =
+  /\b(no|not|never|cannot|can't|couldn't|could not|unable|fail\w*|error\w*|sorry|unfortunately|already|problem|issue|timed out|timeout|denied|permission|yet|unclear|garbled|unreadable)\b|n't\b/i;
+/** A change declared done without naming it. */
+const GENERIC_DONE =
+  /\b(all done|done|completed?|successfully|taken care of|went through|all set|processed)\b/i;
+/** A result declared found. */
+const FOUND = /\b(here'?s what i found|i found|i'?ve found|i can see|here (is|are) (your|the))\b/i;
+
+/** Verbs a person or a model uses for the same change as a tool's verb. */
+const SAME_CHANGE: Record<string, string[]> = {
+  update: ["update", "change", "modify", "edit", "set"],
+  change: ["change", "update", "modify", "edit"],
+  create: ["create", "open", "submit", "file", "log", "raise"],
+  open: ["open", "create", "submit", "file"],
+  close: ["close", "resolve"],
+  transfer: ["transfer", "move", "send"],
+  freeze: ["freeze", "block", "lock"],
+  exchange: ["exchange", "swap", "replace"],
+  reset: ["reset", "send"],
+  delete: ["delete", "remove"],
+  remove: ["remove", "delete"],
+};
+
+const IRREGULAR: Record<string, string[]> = {
+  freeze: ["frozen", "froze"],
+  pay: ["paid"],
+  send: ["sent"],
+  reset: ["reset"],
+  set: ["set"],
+  withdraw: ["withdrawn", "withdrew"],
+  log: ["logged"],
+};
+
+/** Past forms of a verb, as a pattern: cancel → cancell?ed, transfer → transferr?ed, update → updated. */
+function past(verb: string): string {
+  const irregular = Object.hasOwn(IRREGULAR, verb) ? (IRREGULAR[verb] as string[]) : [];
+  const regular = verb.endsWith("e")
+    ? `${verb}d`
+    : /[^aeiou]y$/.test(verb)
+      ? `${verb.slice(0, -1)}ied`
+      : `${verb}${/[^aeiouwy]$/.test(verb) ? `${verb.at(-1)}?` : ""}ed`;
+  return `(${[regular, ...irregular].join("|")})`;
+}
+
+/** The shapes of a sentence that says a change was made (not that something is in a state). */
+function changeClaim(form: string): RegExp {
+  return new RegExp(
+    [
+      `\\b(i|we)\\s*('ve|'d| have| had)?\\s+(just |now |successfully |gone ahead and |went ahead and )*${form}\\b`,
+      `\\b(has|have|had) been (successfully )?${form}\\b`,
+      `\\b(was|were) (successfully ${form}|${form} (successfully|for you))\\b`,
+      `\\bis now ${form}\\b`,
+    ].join("|"),
+    "i",
+  );
+}
+
+/** What a message claims: the changes it says were made (by tool verb), a bare "done", a result found. */
+export interface Claims {
+  /** Tool verbs whose change the message says was made. */
+  changes: Set<string>;
+  done: boolean;
+  found: boolean;
+  /** The sentence that made the first claim. */
+  sentence: string;
+}
+
+/**
+ * Reads the claims in an agent's message, sentence by sentence: questions and sentences that say
+ * something failed, could not be done or was already so are not claims.
+ */
+export function claimsIn(text: string, toolVerbs: readonly string[]): Claims {
+  const claims: Claims = { changes: new Set(), done: false, found: false, sentence: "" };
+  const patterns = toolVerbs.map((verb) => ({
+    verb,
+    pattern: changeClaim(
+      `(${(Object.hasOwn(SAME_CHANGE, verb) ? (SAME_CHANGE[verb] as string[]) : [verb]).map(past).join("|")})`,
+    ),
+  }));
+  for (const sentence of text.replace(/[’‘]/g, "'").split(/(?<=[.!?])\s+|\n+/)) {
+    const s = sentence.trim();
+    if (s === "" || s.endsWith("?") || NEGATION.test(s)) continue;
+    let claimed = false;
+    for (const { verb, pattern } of patterns) {
+      if (pattern.test(s)) {
+        claims.changes.add(verb);
+        claimed = true;
+      }
+    }
+    if (GENERIC_DONE.test(s)) claims.done = claimed = true;
+    if (FOUND.test(s)) claims.found = claimed = true;
+    if (claimed && claims.sentence === "") claims.sentence = s;
+  }
+  return claims;
+}
+
+/** Whether a message claims anything at all. */
+export function claimsAnything(claims: Claims): boolean {
+  return claims.changes.size > 0 || claims.done || claims.found;
+}
