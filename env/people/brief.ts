@@ -27,7 +27,7 @@ export function userBrief(persona: Persona): string {
     ...(candidates.length > 0 || claims.length > 0
       ? [`Also: ${[...candidates, ...claims].join("; ")}.`]
       : []),
-    `Give a detail only when the agent asks for it or it helps; never invent details you were not given.`,
+    `Give a detail only when the agent asks for it or it helps; never invent details you were not given. Copy numbers, ids and emails exactly as written here.`,
     `How you come across: ${persona.aside}.`,
     `When you have what you came for, or the agent has clearly said it cannot be done, end with ${END_MARKERS.done}. If you run out of patience first, end with ${END_MARKERS.gave_up}.`,
   ].join("\n");

@@ -5,6 +5,7 @@ import { Rng } from "../rng.ts";
 import { snake } from "../world/model.ts";
 import { AGENT_WRITTEN } from "./goal.ts";
 import type { Persona } from "./persona.ts";
+import { asksGoAhead, questionsIn } from "./phrases.ts";
 import { keep, renderStyled } from "./style.ts";
 
 /** One turn of the person: what they write, and whether it ends the conversation. */
@@ -24,8 +25,9 @@ const ROLE_WORDS = new Set([
   "recipient",
   "sender",
 ]);
-const CONFIRMATION =
-  /\b(shall|should|may|can) i\b|\bgo ahead\b|\bproceed\b|\bis (that|this) (right|correct)\b|\bdo you want me to\b/i;
+
+/** "Anything else I can help with?": an offer, not a question about a detail. */
+const OFFER_OF_MORE = /anything else/i;
 
 const HISTORY_LINES: Record<string, string> = {
   follow_up_after_failure: "I tried this yesterday and it didn't work.",
@@ -98,12 +100,11 @@ export class OfflineUser {
     ) {
       return { content: "Okay, thanks.", end: "done" };
     }
-    const questions = text
-      .split(/(?<=[.!?])\s+/)
-      .filter((q) => /\?\s*$/.test(q) || /^(please|could|can|would|what|which)\b/i.test(q));
-    const confirming = questions.some((q) => CONFIRMATION.test(q) && !/anything else/i.test(q));
+    const questions = questionsIn(text);
+    const confirming = questions.some(asksGoAhead);
+    // A go-ahead question names the record it would act on; only the other questions ask for details.
     const wanted = this.#askedFor(
-      questions.filter((q) => !CONFIRMATION.test(q) && !/anything else/i.test(q)).join(" "),
+      questions.filter((q) => !OFFER_OF_MORE.test(q) && !asksGoAhead(q)).join(" "),
     );
     if (wanted.length > 0) return this.#give(wanted);
     if (confirming) return this.#confirm(text);
@@ -126,7 +127,7 @@ export class OfflineUser {
     ) {
       return this.#success();
     }
-    if (/anything else/i.test(text)) return { content: "No, that's everything.", end: "done" };
+    if (OFFER_OF_MORE.test(text)) return { content: "No, that's everything.", end: "done" };
     return this.#impatient(`So can you ${p.goal.text}?`);
   }
 

@@ -158,6 +158,15 @@ describe("the offline user", () => {
         ),
       ).content,
     ).toMatch(/^yes/i);
+    const id = persona.details.ids.order_id;
+    for (const asked of [
+      `Would you like me to cancel order ${id}?`,
+      `Please confirm that you want to cancel order ${id} (yes/no).`,
+      `I found order ${id}. Do you want me to cancel it?`,
+    ]) {
+      expect(user.reply(conversation(asked)).content, asked).toMatch(/^yes/i);
+    }
+    expect(user.reply(conversation("Can I have your order number?")).content).toContain(id);
     const wrong = user.reply(
       conversation("To confirm, I'll cancel order W0000001. Shall I go ahead?"),
     );
