@@ -101,6 +101,13 @@ export function simulateCommand(program: Command): void {
         process.stdout.write(
           flags.json ? `${JSON.stringify(await summaryOf(data), null, 2)}\n` : await report(data),
         );
+        // A run in which no conversation got past a failing role produced nothing to train on.
+        if (data.size > 0 && data.degraded.role_errors?.rows === data.size) {
+          process.stderr.write(
+            `rehearse: every row ended early because a role failed; last error: ${data.degraded.role_errors.last_error}\n`,
+          );
+          process.exitCode = 1;
+        }
       } catch (error) {
         bar?.stop();
         if (error instanceof SimulationInterrupted) {

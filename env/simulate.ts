@@ -16,7 +16,7 @@ import {
   type UserSimulator,
 } from "./models/roles.ts";
 import { Planner } from "./plan.ts";
-import { issuesOf, SpecError } from "./spec-error.ts";
+import { issuesOf, messageOf, SpecError } from "./spec-error.ts";
 
 /** Episodes run at once by default. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -108,7 +108,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     simulator: writer.name,
     user_model: user.name,
   };
-  const tally = new RunTally(agent);
+  const tally = new RunTally(agent, logprobs === true);
   const meta = (complete: boolean, rows: number): DatasetMeta => ({
     version: 1,
     generator: `rehearse ${pkg.version}`,
@@ -119,7 +119,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     complete,
     coverage: { pairwise: tally.coverage.result() },
     degraded: { ...roles.degraded, ...tally.degraded() },
-    warnings: [...roles.warnings],
+    warnings: [...roles.warnings, ...tally.warnings()],
     search: { budget: plan.rows, mutations: [], writer_errors: tally.writerErrors() },
   });
 
@@ -209,14 +209,14 @@ export async function playEpisode(
     try {
       turn = await session.respond(episode.conversation);
     } catch (error) {
-      episode.fail(error);
+      episode.fail(new Error(`agent: ${messageOf(error)}`));
       break;
     }
     try {
       await episode.step(turn.message, turn.slip);
     } catch (error) {
       // A turn the episode refuses (a malformed message from a model) ends this row, not the run.
-      episode.fail(error);
+      episode.fail(new Error(`agent: ${messageOf(error)}`));
       break;
     }
   }
@@ -286,34 +286,78 @@ async function runInOrder<T, R>(
 
 /**
  * What a run says about itself, counted from its rows in plan order (so a resumed run counts the
- * rows it kept, and the same rows always give the same sidecar): coverage, and the writer's fallbacks.
+ * rows it kept, and the same rows always give the same sidecar): coverage, the writer's fallbacks,
+ * and the rows a failing role ended early.
  */
 class RunTally {
   readonly coverage: PairwiseCounter;
   #fallbacks = 0;
   #lastError = "";
   readonly #errors: string[] = [];
+  #rows = 0;
+  #broken = 0;
+  #lastBreak = "";
+  readonly #logprobs: boolean;
+  #turns = 0;
+  #unscored = 0;
 
-  constructor(agent: Agent) {
+  constructor(agent: Agent, logprobs: boolean) {
     this.coverage = new PairwiseCounter(agent);
+    this.#logprobs = logprobs;
   }
 
   add(row: Row): void {
+    this.#rows++;
     this.coverage.visit(row.situation.axes);
+    if (this.#logprobs)
+      row.messages.forEach((m, i) => {
+        if (m.role !== "assistant" || i <= row.episode.history_turns) return;
+        this.#turns++;
+        if (m.logprob === undefined) this.#unscored++;
+      });
+    let roleError: string | null = null;
     for (const note of row.episode.errors) {
       const error = fallbackError(note);
-      if (error === null) continue;
+      if (error === null) {
+        roleError = note;
+        continue;
+      }
       this.#fallbacks++;
       this.#lastError = error;
       if (!this.#errors.includes(error) && this.#errors.length < KEPT_WRITER_ERRORS)
         this.#errors.push(error);
     }
+    if (row.episode.ended_by === "error") {
+      this.#broken++;
+      this.#lastBreak = roleError ?? "";
+    }
   }
 
   degraded(): DatasetMeta["degraded"] {
-    return this.#fallbacks > 0
-      ? { generator_fallback: { rows: this.#fallbacks, last_error: this.#lastError } }
-      : {};
+    return {
+      ...(this.#fallbacks > 0
+        ? { generator_fallback: { rows: this.#fallbacks, last_error: this.#lastError } }
+        : {}),
+      ...(this.#broken > 0
+        ? { role_errors: { rows: this.#broken, last_error: this.#lastBreak } }
+        : {}),
+    };
+  }
+
+  /** What a reader of the run must not miss: rows a failing role cut short, turns without a logprob. */
+  warnings(): string[] {
+    return [
+      ...(this.#broken > 0
+        ? [
+            `${this.#broken} of ${this.#rows} rows ended early because the agent or the person failed (episode.ended_by "error"); last error: ${this.#lastBreak}`,
+          ]
+        : []),
+      ...(this.#unscored > 0
+        ? [
+            `${this.#unscored} of ${this.#turns} agent turns carry no logprob: the server returned no log-probabilities, or not one for every generated token`,
+          ]
+        : []),
+    ];
   }
 
   /** The writer's distinct errors, in the order the rows met them (the first few). */

@@ -7,6 +7,8 @@ export const DegradedSchema = z.object({
   same_model: z.object({ model: z.string(), roles: z.array(z.string()) }).optional(),
   /** The situation writer failed and the offline writer took over for these rows. */
   generator_fallback: z.object({ rows: z.int().min(0), last_error: z.string() }).optional(),
+  /** The agent or the person failed (a model backend error, a refused turn) and these rows ended early. */
+  role_errors: z.object({ rows: z.int().min(0), last_error: z.string() }).optional(),
 });
 export type Degraded = z.infer<typeof DegradedSchema>;
 

@@ -1,6 +1,6 @@
 import type { BackendSpec, Degraded } from "../../spec/index.ts";
 import { offlineUser } from "../people/offline-user.ts";
-import { SpecError } from "../spec-error.ts";
+import { messageOf, SpecError } from "../spec-error.ts";
 import { type Backend, familyOf, parseBackend } from "./backend.ts";
 import { ModelAgent } from "./model-agent.ts";
 import { ModelUser } from "./model-user.ts";
@@ -143,7 +143,7 @@ export class FallbackWriter implements SituationWriter {
     try {
       return await this.#primary.write(setup);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       return {
         ...(await this.#offline.write(setup)),
         writer: this.#offline.name,

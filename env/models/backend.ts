@@ -119,13 +119,35 @@ function offline(): Backend {
   };
 }
 
-/** The family a model belongs to, from its name: gpt-4.1-mini → gpt, Qwen2.5-7B-Instruct → qwen, phi-4 → phi. */
+/** Names a model family goes by, in model ids from hubs, fine-tunes and quantizers. */
+const FAMILIES: [family: string, pattern: RegExp][] = [
+  ["gpt", /^(ft:)?(gpt|chatgpt|o\d+)(\b|-|$)|davinci|babbage/],
+  ["qwen", /qwen|qwq/],
+  ["llama", /llama|vicuna|tulu/],
+  ["mistral", /mistral|ministral|mixtral|codestral|magistral|devstral|pixtral/],
+  ["phi", /(^|[^a-z])phi-?\d/],
+  ["gemma", /gemma/],
+  ["gemini", /gemini/],
+  ["claude", /claude/],
+  ["deepseek", /deepseek/],
+  ["command", /command-?r|\bcohere\b|\baya\b/],
+  ["granite", /granite/],
+  ["olmo", /olmo/],
+  ["yi", /(^|[^a-z])yi-/],
+  ["glm", /glm/],
+  ["kimi", /kimi|moonshot/],
+  ["nemotron", /nemotron/],
+];
+
+/**
+ * The family a model belongs to, from its name wherever the family appears in it:
+ * gpt-4.1-mini and ft:gpt-4o:acme → gpt, Qwen/Qwen2.5-7B-Instruct and bartowski/qwq-32b → qwen.
+ */
 export function familyOf(model: string): string {
-  const base = model.toLowerCase().split("/").at(-1) as string;
-  const match =
-    /^(gpt|o\d|qwen|llama|phi|mistral|mixtral|gemma|gemini|claude|deepseek|command|granite|olmo|yi|glm)/.exec(
-      base,
-    );
-  if (match?.[1]?.match(/^o\d/)) return "gpt";
-  return match?.[1] === "mixtral" ? "mistral" : (match?.[1] ?? base.split(/[-_:.\d]/)[0] ?? base);
+  const name = model.toLowerCase();
+  const base = name.split("/").at(-1) as string;
+  // The model's own name decides before its publisher's ("meta-llama/…", "mistralai/…").
+  for (const text of [base, name])
+    for (const [family, pattern] of FAMILIES) if (pattern.test(text)) return family;
+  return base.replace(/^ft:/, "").split(/[-_:.\d]/)[0] || base;
 }

@@ -5,7 +5,7 @@ import type {
 } from "openai/resources/chat/completions";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { ToolCall } from "../../spec/index.ts";
-import { SpecError } from "../spec-error.ts";
+import { messageOf, SpecError } from "../spec-error.ts";
 import type { Backend } from "./backend.ts";
 
 /** One call to a chat model. */
@@ -91,7 +91,7 @@ export class ChatClient {
           ...(request.top_logprobs ? { logprobs: true, top_logprobs: request.top_logprobs } : {}),
         });
       } catch (error) {
-        throw new Error(`${this.backend.name}: ${describe(error)}`);
+        throw new Error(`${this.backend.name}: ${messageOf(error)}`);
       }
     });
     const choice = response.choices[0];
@@ -126,9 +126,4 @@ export class ChatClient {
       fingerprint: response.system_fingerprint ?? null,
     };
   }
-}
-
-/** The SDK's error message, which already leads with the HTTP status ("429 Rate limit reached"). */
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

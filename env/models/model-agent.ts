@@ -24,8 +24,9 @@ export function toChatParams(messages: readonly ChatMessage[]): ChatCompletionMe
 
 /**
  * A model-backed agent: the policy is a chat model served by OpenAI or any OpenAI-compatible server.
- * With `logprobs`, every turn carries the summed log-probability of the tokens it generated, their
- * count, the per-token list when returned, the policy version and the sampling settings.
+ * With `logprobs`, every turn carries the summed log-probability of the tokens it generated and the
+ * per-token list (only when the server returned one for every generated token), their count, the
+ * policy version and the sampling settings.
  */
 export class ModelAgent implements AgentPolicy {
   readonly name: string;
@@ -59,10 +60,17 @@ export class ModelAgent implements AgentPolicy {
         const message: AssistantMessage = { role: "assistant", content: reply.content };
         if (reply.toolCalls.length > 0) message.tool_calls = reply.toolCalls;
         if (this.#logprobs) {
-          const tokens = reply.tokenLogprobs ?? [];
-          message.logprob = tokens.reduce((sum, lp) => sum + lp, 0);
-          message.n_tokens = reply.completionTokens ?? tokens.length;
-          if (reply.tokenLogprobs) message.token_logprobs = reply.tokenLogprobs;
+          const tokens = reply.tokenLogprobs;
+          // A sum over some of the tokens (or none) is not the turn's log-probability: leave it out, never 0.
+          if (
+            tokens !== null &&
+            (reply.completionTokens === null || tokens.length === reply.completionTokens)
+          ) {
+            message.logprob = tokens.reduce((sum, lp) => sum + lp, 0);
+            message.token_logprobs = tokens;
+          }
+          const counted = reply.completionTokens ?? tokens?.length;
+          if (counted !== undefined) message.n_tokens = counted;
           message.policy_version =
             this.#policyVersion ??
             `${reply.model}${reply.fingerprint ? `@${reply.fingerprint}` : ""}`;

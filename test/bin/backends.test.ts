@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RowSchema } from "../../spec/index.ts";
 import { ROOT, rehearse } from "../support/cli.ts";
 import {
+  apiError,
   completion,
   OpenAICompatibleServer,
   type ReceivedRequest,
@@ -16,6 +17,7 @@ beforeAll(async () => {
   server = await OpenAICompatibleServer.start();
   // An agent model that looks the order up and reports; a user model that thanks and stops.
   server.otherwise((r: ReceivedRequest) => {
+    if (r.model === "broken-agent") return apiError(500, "agent model down");
     if (!r.tools) return completion({ content: "thanks, that's all ###STOP###" });
     if (r.messages.at(-1)?.role === "tool")
       return completion({
@@ -85,5 +87,26 @@ describe("rehearse simulate against an OpenAI-compatible server", () => {
         .filter((r) => r.tools)
         .every((r) => r.model === "qwen-test" && r.logprobs === true),
     ).toBe(true);
+  });
+
+  it("exits 1 when every row ended early because a role failed, and says why", async () => {
+    const out = join(await mkdtemp(join(tmpdir(), "rehearse-cli-broken-")), "data.jsonl");
+    const { stdout, stderr, code } = await rehearse(
+      "simulate",
+      "--spec",
+      join(ROOT, "examples/retail-orders.json"),
+      "--rows",
+      "2",
+      "--out",
+      out,
+      "--agent",
+      `{"provider":"openai-compatible","model":"broken-agent","baseURL":"${server.url}","max_retries":0}`,
+    );
+    expect(code).toBe(1);
+    expect(stdout).toMatch(/ended {5}error 2/);
+    expect(stdout).toMatch(/warning {3}2 of 2 rows ended early/);
+    expect(stderr).toMatch(
+      /every row ended early because a role failed; last error: agent: broken-agent@.*500 agent model down/,
+    );
   });
 });

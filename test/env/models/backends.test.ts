@@ -122,8 +122,29 @@ describe("backend specs", () => {
         "phi-4",
         "meta-llama/Llama-3.1-8B",
         "mixtral-8x7b",
+        "ft:gpt-4o-mini-2024-07-18:acme::abc123",
+        "chatgpt-4o-latest",
+        "bartowski/QwQ-32B-GGUF",
+        "unsloth/Meta-Llama-3.1-8B-Instruct-bnb-4bit",
+        "mistralai/Ministral-8B-Instruct-2410",
+        "codestral-latest",
+        "my-org/acme-support-v2",
       ].map(familyOf),
-    ).toEqual(["gpt", "gpt", "qwen", "phi", "llama", "mistral"]);
+    ).toEqual([
+      "gpt",
+      "gpt",
+      "qwen",
+      "phi",
+      "llama",
+      "mistral",
+      "gpt",
+      "gpt",
+      "qwen",
+      "llama",
+      "mistral",
+      "mistral",
+      "acme",
+    ]);
   });
 });
 
@@ -177,6 +198,29 @@ describe("a model-backed agent", () => {
     expect(server.requests[0]).toMatchObject({ logprobs: true, temperature: 0.6, seed: 11 });
   });
 
+  it("leaves logprob out, never 0, when the server returns none or not one per token, and warns", async () => {
+    const agent = new ModelAgent(parseBackend(fast(), "agent"), { logprobs: true });
+    server.script(
+      completion({ content: "Hello there", completionTokens: 2 }),
+      completion({
+        content: "Hello there",
+        logprobs: [{ token: "Hello", logprob: -0.25 }],
+        completionTokens: 2,
+      }),
+    );
+    for (let n = 0; n < 2; n++) {
+      const { message } = await agent.start(retail).respond([{ role: "user", content: "hi" }]);
+      expect(message.n_tokens).toBe(2);
+      expect(message).not.toHaveProperty("logprob");
+      expect(message).not.toHaveProperty("token_logprobs");
+    }
+    server.otherwise(completion({ content: "Hi.", completionTokens: 2 }));
+    const data = await simulate(retail, { rows: 2, agent: fast(), logprobs: true, maxTurns: 2 });
+    expect(data.warnings).toEqual([
+      expect.stringMatching(/^\d+ of \d+ agent turns carry no logprob/),
+    ]);
+  });
+
   it("retries a 429 honouring retry-after, and a 500, then succeeds", async () => {
     server.script(
       apiError(429, "Rate limit reached", { "retry-after": "0" }),
@@ -201,10 +245,19 @@ describe("a model-backed agent", () => {
       ended_by: "error",
       turns: 0,
       errors: [
-        expect.stringMatching(/^test-model@http:\/\/127\.0\.0\.1:\d+\/v1: .*(timed out|timeout)/i),
+        expect.stringMatching(
+          /^agent: test-model@http:\/\/127\.0\.0\.1:\d+\/v1: .*(timed out|timeout)/i,
+        ),
       ],
     });
     expect(row?.messages.filter((m) => m.role === "assistant")).toHaveLength(0);
+    expect(data.degraded.role_errors).toEqual({
+      rows: 1,
+      last_error: row?.episode.errors[0],
+    });
+    expect(data.warnings).toEqual([
+      expect.stringMatching(/^1 of 1 rows ended early because the agent or the person failed/),
+    ]);
   });
 });
 
@@ -281,13 +334,13 @@ describe("a model-backed writer and user", () => {
     server.otherwise((r) =>
       roleOf(r) === "user" ? apiError(500, "user model down") : agentModel(r),
     );
-    const [row] = await (
-      await simulate(retail, { rows: 1, userModel: { ...fast("user-model") } })
-    ).rows();
+    const data = await simulate(retail, { rows: 1, userModel: { ...fast("user-model") } });
+    const [row] = await data.rows();
     expect(row?.episode).toMatchObject({
       ended_by: "error",
       errors: [expect.stringMatching(/user-model@.*: 500 user model down/)],
     });
+    expect(data.degraded.role_errors?.rows).toBe(1);
     const last = row?.messages.at(-1);
     expect(last?.role).toBe("assistant");
   });
