@@ -1,10 +1,10 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { loadDataset } from "../env/dataset.ts";
+import { readTextFile } from "../env/files.ts";
 import type { Grader } from "../env/grade/grade.ts";
-import { SpecError } from "../env/spec-error.ts";
+import { messageOf, SpecError } from "../env/spec-error.ts";
 import type { BackendSpec, GradeReport } from "../spec/index.ts";
 import { backend } from "./options.ts";
 
@@ -51,23 +51,20 @@ export function gradeCommand(program: Command): void {
           { path: "", message: "expected exactly one of --grader <module> or --judge <backend>" },
         ]);
       }
-      const data = await loadDataset(path);
+      // Every input is read and checked before the first judge call, so a typo costs nothing.
       const rubric = flags.rubric?.startsWith("@")
-        ? await readFile(flags.rubric.slice(1), "utf8")
+        ? await readTextFile(flags.rubric.slice(1), "--rubric")
         : flags.rubric;
-      const report = await data.grade({
-        ...(flags.grader
-          ? { grader: await graderFrom(flags.grader) }
-          : { spec: flags.judge as BackendSpec }),
+      const grader = flags.grader ? await graderFrom(flags.grader) : undefined;
+      const labels = flags.labels ? await readJsonLines(flags.labels) : undefined;
+      const data = await loadDataset(path);
+      if (labels) await data.attachLabels(labels, { kind: "human" });
+      const final = await data.grade({
+        ...(grader ? { grader } : { spec: flags.judge as BackendSpec }),
         ...(rubric ? { rubric } : {}),
         ...(flags.judgeName ? { judge: flags.judgeName } : {}),
         ...(flags.judgeVersion ? { version: flags.judgeVersion } : {}),
       });
-      let final = report;
-      if (flags.labels) {
-        await data.attachLabels(await readJsonLines(flags.labels), { kind: "human" });
-        final = { ...(await data.report()), warnings: report.warnings };
-      }
       const out = flags.out ?? path.replace(/(\.jsonl)?$/, ".graded.jsonl");
       await data.save(out);
       // Nothing graded at all is a failed run (a judge that is down, a grader that always throws).
@@ -81,10 +78,14 @@ export function gradeCommand(program: Command): void {
 }
 
 async function graderFrom(path: string): Promise<Grader> {
-  const module = (await import(pathToFileURL(resolve(path)).href)) as {
-    default?: unknown;
-    grade?: unknown;
-  };
+  let module: { default?: unknown; grade?: unknown };
+  try {
+    module = (await import(pathToFileURL(resolve(path)).href)) as typeof module;
+  } catch (error) {
+    throw new SpecError("--grader", [
+      { path: "", message: `cannot load the module ${path}: ${messageOf(error)}` },
+    ]);
+  }
   const grader = module.default ?? module.grade;
   if (typeof grader !== "function") {
     throw new SpecError(path, [
@@ -99,7 +100,7 @@ async function graderFrom(path: string): Promise<Grader> {
 }
 
 async function readJsonLines(path: string): Promise<unknown[]> {
-  const text = await readFile(path, "utf8");
+  const text = await readTextFile(path, "--labels");
   return text
     .split("\n")
     .map((line, n) => ({ line: line.trim(), n }))
@@ -123,7 +124,11 @@ export function printed(r: GradeReport): string {
       .sort((a, b) => b[1] - a[1])
       .map(([k, v]) => `${k} ${v}`)
       .join(" · ") || "none";
-  const passK = Object.entries(r.pass_hat_k).map(([k, v]) => `pass^${k} ${pct(v)}`);
+  const all = r.pass_hat_k_situations["1"];
+  const passK = Object.entries(r.pass_hat_k).map(([k, v]) => {
+    const n = r.pass_hat_k_situations[k];
+    return `pass^${k} ${pct(v)}${n !== all ? ` (${n} situations)` : ""}`;
+  });
   const a = r.agreement;
   const calibration =
     r.calibration.status === "measured"

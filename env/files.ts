@@ -16,6 +16,21 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
 }
 
+/** Reads a text file; an unreadable file is a {@link SpecError} naming it and, when given, what it was for. */
+export async function readTextFile(path: string, what = path): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    throw unreadable(path, what, error);
+  }
+}
+
+function unreadable(path: string, what: string, error: unknown): SpecError {
+  return new SpecError(what, [
+    { path: "", message: `cannot read ${path}: ${(error as Error).message}` },
+  ]);
+}
+
 /**
  * Reads and parses a JSON file; an unreadable file or bad JSON is a {@link SpecError} naming the
  * file. With `optional`, a file that does not exist is `undefined` instead.
@@ -29,9 +44,7 @@ export async function readJsonFile(
     text = await readFile(path, "utf8");
   } catch (error) {
     if (options.optional && (error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new SpecError(path, [
-      { path: "", message: `cannot read the file: ${(error as Error).message}` },
-    ]);
+    throw unreadable(path, path, error);
   }
   try {
     return JSON.parse(text);

@@ -67,10 +67,16 @@ export const JudgeMetaSchema = z.object({
 });
 export type JudgeMeta = z.infer<typeof JudgeMetaSchema>;
 
+/** A reward on the scale every pass threshold and agreement figure assumes: 0 (fail) to 1 (pass). */
+export const RewardSchema = z
+  .number()
+  .min(0, "expected a reward from 0 to 1")
+  .max(1, "expected a reward from 0 to 1");
+
 /** A label attached to a row by someone other than the grader of record (a human, an auditor). */
 export const LabelSchema = z.object({
   kind: z.enum(["human", "judge", "audit"]),
-  reward: z.number(),
+  reward: RewardSchema,
   failure_class: FailureClassSchema.optional(),
   by: z.string().optional(),
   note: z.string().optional(),
@@ -122,6 +128,8 @@ export const GradeReportSchema = z.object({
   pass_rate: z.number().nullable(),
   /** tau-bench's pass^k: per situation C(successes, k) / C(trials, k), averaged; k = 1 is pass@1. */
   pass_hat_k: z.record(z.string(), z.number()),
+  /** How many situations each k of pass^k averages over (those with at least k graded trials). */
+  pass_hat_k_situations: z.record(z.string(), z.int().min(0)),
   failure_classes: z.record(z.string(), z.int()),
   conduct: z.record(z.string(), z.int()),
   unsure: z.int().min(0),

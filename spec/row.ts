@@ -5,6 +5,7 @@ import {
   FailureClassSchema,
   JudgeMetaSchema,
   LabelSchema,
+  RewardSchema,
   SimFindingSchema,
 } from "./grade.ts";
 import { ChatMessageSchema } from "./messages.ts";
@@ -105,7 +106,7 @@ export const RowSchema = z.object({
   conduct: z.array(ConductFindingSchema),
   /** Checks on the simulated person; a row with any is left out of the agent's failure figures. */
   sim_faults: z.array(SimFindingSchema),
-  reward: z.number().optional(),
+  reward: RewardSchema.optional(),
   reason: z.string().optional(),
   failure_class: FailureClassSchema.optional(),
   judge_meta: JudgeMetaSchema.optional(),
@@ -113,7 +114,7 @@ export const RowSchema = z.object({
   grade_error: z.string().optional(),
   labels: z.array(LabelSchema).optional(),
   /** A gold reward from elsewhere with no record of who made it: reported as unmeasured, never as agreement. */
-  gold_reward: z.number().optional(),
+  gold_reward: RewardSchema.optional(),
   policy_version: z.string().optional(),
 });
 export type Row = z.infer<typeof RowSchema>;

@@ -10,7 +10,7 @@ import {
 import { type Backend, familyOf, parseBackend } from "../models/backend.ts";
 import { ChatClient } from "../models/chat.ts";
 import { Rng, type Seed } from "../rng.ts";
-import { SpecError } from "../spec-error.ts";
+import { messageOf, SpecError } from "../spec-error.ts";
 import { judgeAgreement, PASS_THRESHOLD } from "./agreement.ts";
 import { decide, isUnsure } from "./decision.ts";
 import { DEFAULT_RUBRIC, JUDGE_VERSION, llmGrade, rubricHash, type Verdict } from "./judges.ts";
@@ -75,7 +75,7 @@ export async function gradeRows(rows: Row[], options: GradeOptions): Promise<Gra
             row.failure_class = verdict.failure_class;
           row.judge_meta = meta;
         } catch (error) {
-          row.grade_error = error instanceof Error ? error.message : String(error);
+          row.grade_error = messageOf(error);
         }
       }),
     ),
@@ -96,8 +96,8 @@ function customJudge(options: GradeOptions, warnings: string[]): Judge {
     judge: options.judge ?? "custom",
     version: options.version ?? "unversioned",
     model: null,
-    // The grader's own source stands in for its rubric, so an edit to it is a new hash.
-    rubric_hash: rubricHash(options.rubric ?? grader.toString()),
+    // The grader's own source is part of its rubric, so an edit to either is a new hash.
+    rubric_hash: rubricHash(`${grader.toString()}\n${options.rubric ?? ""}`),
     settings: {},
   };
   return async (row) => ({ verdict: checked(await grader(row), row.id), meta: { ...meta } });
@@ -106,9 +106,9 @@ function customJudge(options: GradeOptions, warnings: string[]): Judge {
 /** A grader's result, refused with the field named when it is not a verdict. */
 function checked(result: unknown, id: string): Verdict {
   const r = (result ?? {}) as Record<string, unknown>;
-  if (typeof r.reward !== "number" || !Number.isFinite(r.reward))
+  if (typeof r.reward !== "number" || !(r.reward >= 0 && r.reward <= 1))
     throw new Error(
-      `grader on ${id}: reward: expected a finite number, got ${JSON.stringify(r.reward)}`,
+      `grader on ${id}: reward: expected a number from 0 to 1, got ${JSON.stringify(r.reward)}`,
     );
   if (typeof r.reason !== "string")
     throw new Error(`grader on ${id}: reason: expected a string, got ${JSON.stringify(r.reason)}`);

@@ -35,20 +35,27 @@ export function rubricHash(rubric: unknown): string {
 
 const VERDICT_FORMAT = `Answer with one JSON object and nothing else: {"reward": <number from 0 to 1>, "reason": "<one sentence>", "failure_class": <one of ${FAILURE_CLASSES.map((c) => `"${c}"`).join(", ")}, or null when it passes>}.`;
 
-/** The first JSON object in a model's answer; an error that quotes the answer when there is none. */
-function jsonIn(text: string | null, judge: string): Record<string, unknown> {
+/**
+ * The first JSON object in a model's answer that has `key` (a model may echo the format's example
+ * or nest its working in braces first), else the first object at all, so the error names the field.
+ */
+function jsonIn(text: string | null, judge: string, key: string): Record<string, unknown> {
   const answer = text ?? "";
+  let first: Record<string, unknown> | null = null;
   for (let at = answer.indexOf("{"); at >= 0; at = answer.indexOf("{", at + 1)) {
     const candidate = balanced(answer, at);
     if (candidate === null) continue;
     try {
       const value = JSON.parse(candidate) as unknown;
-      if (value !== null && typeof value === "object" && !Array.isArray(value))
-        return value as Record<string, unknown>;
+      if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
+      const body = value as Record<string, unknown>;
+      if (Object.hasOwn(body, key)) return body;
+      first ??= body;
     } catch {
       // not this brace: try the next one
     }
   }
+  if (first) return first;
   throw new Error(
     `${judge}: the judge's answer is not a JSON verdict: ${JSON.stringify(answer.slice(0, 200))}`,
   );
@@ -78,7 +85,13 @@ function verdictOf(body: Record<string, unknown>, judge: string): Verdict {
     );
   }
   const verdict: Verdict = { reward, reason: typeof body.reason === "string" ? body.reason : "" };
-  if (body.failure_class !== null && body.failure_class !== undefined) {
+  // Models write "no failure" in several ways besides null.
+  const none =
+    body.failure_class === null ||
+    body.failure_class === undefined ||
+    (typeof body.failure_class === "string" &&
+      /^\s*(none|null|n\/a|no failure|pass(ed)?)?\s*$/i.test(body.failure_class));
+  if (!none) {
     const cls = FailureClassSchema.safeParse(body.failure_class);
     if (!cls.success)
       throw new Error(
@@ -117,7 +130,10 @@ export async function llmGrade(
       { role: "user", content: `RUBRIC\n${rubric}\n\n${transcript(row)}` },
     ],
   });
-  return verdictOf(jsonIn(reply.content, options.client.backend.name), options.client.backend.name);
+  return verdictOf(
+    jsonIn(reply.content, options.client.backend.name, "reward"),
+    options.client.backend.name,
+  );
 }
 
 /** A rubric judge: each criterion scored 0–1 with a reason; the reward is their mean. */
@@ -140,7 +156,7 @@ export async function rubricJudge(
       },
     ],
   });
-  const body = jsonIn(reply.content, name);
+  const body = jsonIn(reply.content, name, "scores");
   const raw = Array.isArray(body.scores) ? (body.scores as Record<string, unknown>[]) : [];
   const scores = options.rubric.map((criterion, i) => {
     const entry = raw.find((s) => Number(s.criterion) === i + 1);
@@ -185,7 +201,7 @@ export async function pairwiseJudge(
       ],
     });
     const better = String(
-      jsonIn(reply.content, options.client.backend.name).better ?? "",
+      jsonIn(reply.content, options.client.backend.name, "better").better ?? "",
     ).toLowerCase();
     if (better !== "a" && better !== "b" && better !== "tie")
       throw new Error(

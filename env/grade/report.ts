@@ -11,9 +11,14 @@ function choose(n: number, k: number): number {
 
 /**
  * tau-bench's pass^k over repeated rollouts: for each situation C(successes, k) / C(trials, k),
- * averaged over situations; k runs up to the fewest trials any situation has. k = 1 is pass@1.
+ * averaged over the situations with at least k graded trials; k = 1 is pass@1. `situations` says
+ * how many situations each k averages over: where it shrinks (a trial left out for a simulator
+ * fault, a row left ungraded), the ks are not over the same situations.
  */
-export function passHatK(rows: readonly Row[], threshold = PASS_THRESHOLD): Record<string, number> {
+export function passHatK(
+  rows: readonly Row[],
+  threshold = PASS_THRESHOLD,
+): { pass: Record<string, number>; situations: Record<string, number> } {
   const tasks = new Map<string, { n: number; c: number }>();
   for (const row of rows) {
     if (row.reward === undefined) continue;
@@ -22,15 +27,17 @@ export function passHatK(rows: readonly Row[], threshold = PASS_THRESHOLD): Reco
     if (row.reward >= threshold) t.c++;
     tasks.set(row.task_id, t);
   }
-  const out: Record<string, number> = {};
-  // Every situation must count at each k, or a k would be an average over a different set of
-  // situations than k − 1 (and could rise): k stops at the fewest trials any situation has.
+  const pass: Record<string, number> = {};
+  const situations: Record<string, number> = {};
   const trials = [...tasks.values()];
-  const most = trials.length === 0 ? 0 : Math.min(...trials.map((t) => t.n));
-  for (let k = 1; k <= most; k++)
-    out[String(k)] =
-      trials.reduce((sum, t) => sum + choose(t.c, k) / choose(t.n, k), 0) / trials.length;
-  return out;
+  const most = trials.reduce((m, t) => Math.max(m, t.n), 0);
+  for (let k = 1; k <= most; k++) {
+    const counted = trials.filter((t) => t.n >= k);
+    pass[String(k)] =
+      counted.reduce((sum, t) => sum + choose(t.c, k) / choose(t.n, k), 0) / counted.length;
+    situations[String(k)] = counted.length;
+  }
+  return { pass, situations };
 }
 
 /**
@@ -62,6 +69,17 @@ export function gradeReport(
     (r) => (r.labels ?? []).some((l) => l.kind === "human") || r.gold_reward !== undefined,
   );
   const agreement = hasGold ? judgeAgreement(rows, { passThreshold: threshold }) : null;
+  const passK = passHatK(agentRows, threshold);
+  const all = passK.situations["1"] ?? 0;
+  const thin = Object.entries(passK.situations).find(([, n]) => n < all);
+  const warnings = [
+    ...(options.warnings ?? []),
+    ...(thin
+      ? [
+          `pass^k from k = ${thin[0]} averages over ${thin[1]} of ${all} situations (the others have fewer graded trials): compare ks at equal support (pass_hat_k_situations)`,
+        ]
+      : []),
+  ];
   return {
     rows: rows.length,
     graded: rows.filter((r) => r.reward !== undefined).length,
@@ -71,7 +89,8 @@ export function gradeReport(
       graded.length === 0
         ? null
         : graded.filter((r) => (r.reward as number) >= threshold).length / graded.length,
-    pass_hat_k: passHatK(agentRows, threshold),
+    pass_hat_k: passK.pass,
+    pass_hat_k_situations: passK.situations,
     failure_classes: failureClasses,
     conduct,
     unsure: rows.filter((r) => r.judge_meta?.unsure === true).length,
@@ -82,6 +101,6 @@ export function gradeReport(
       agreement ?? judgeAgreement(rows, { passThreshold: threshold }),
     ),
     errors: rows.flatMap((r) => (r.grade_error ? [{ row: r.id, error: r.grade_error }] : [])),
-    warnings: options.warnings ?? [],
+    warnings,
   };
 }

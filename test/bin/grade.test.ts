@@ -102,5 +102,33 @@ describe("end to end, offline: simulate → conduct checks → the README's grad
     );
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/expected exactly one of --grader <module> or --judge <backend>/);
+    await writeFile(join(dir, "bad-labels.jsonl"), '{"id": "nope", "reward": 2}\n');
+    for (const [flags, said] of [
+      [
+        ["--rubric", "@missing-rubric.md"],
+        /--rubric is invalid[\s\S]*cannot read missing-rubric\.md/,
+      ],
+      [
+        ["--labels", join(dir, "missing.jsonl")],
+        /--labels is invalid[\s\S]*cannot read .*missing\.jsonl/,
+      ],
+      [
+        ["--labels", join(dir, "bad-labels.jsonl")],
+        /labels\[0\]\.reward: expected a reward from 0 to 1/,
+      ],
+    ] as const) {
+      const run = await rehearse("grade", data, "--grader", "examples/grader.ts", ...flags);
+      expect(run.code, flags.join(" ")).toBe(2);
+      expect(run.stderr).toMatch(said);
+    }
+    const noModule = await rehearse("grade", data, "--grader", "missing-grader.ts");
+    expect(noModule.code).toBe(2);
+    expect(noModule.stderr).toMatch(
+      /--grader is invalid[\s\S]*cannot load the module missing-grader\.ts/,
+    );
+    // Nothing was graded or written by the refused runs.
+    await expect(readFile(data.replace(/\.jsonl$/, ".graded.jsonl"), "utf8")).rejects.toThrow(
+      /ENOENT/,
+    );
   }, 60_000);
 });

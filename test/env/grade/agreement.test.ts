@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { attachLabels, calibrationStamp, judgeAgreement } from "../../../env/grade/agreement.ts";
-import { passHatK } from "../../../env/grade/report.ts";
+import { gradeReport, passHatK } from "../../../env/grade/report.ts";
 import type { Row } from "../../../spec/index.ts";
 
 /** Rows with a judge reward and (optionally) a human label, by the four cells of the confusion matrix. */
@@ -129,16 +129,33 @@ describe("passHatK", () => {
       ...[1, 0, 1, 0].map((r) => trial("B", r)),
       ...[1, 1, 1, 1].map((r) => trial("C", r)),
     ];
-    const k = passHatK(data);
+    const { pass: k, situations } = passHatK(data);
+    expect(situations).toEqual({ "1": 3, "2": 3, "3": 3, "4": 3 });
     expect(k["1"]).toBeCloseTo((3 / 4 + 2 / 4 + 1) / 3, 12);
     expect(k["2"]).toBeCloseTo((3 / 6 + 1 / 6 + 1) / 3, 12);
     expect(k["3"]).toBeCloseTo((1 / 4 + 0 + 1) / 3, 12);
     expect(k["4"]).toBeCloseTo((0 + 0 + 1) / 3, 12);
   });
 
-  it("stops at the fewest trials any situation has, so it never rises with k", () => {
+  it("averages each k over the situations with k trials, and says how many that is", () => {
     const trial = (task: string, reward: number) => ({ task_id: task, reward }) as unknown as Row;
+    // A: 3 of 3 pass; B: 0 of 2 (one trial left out, say for a simulator fault).
     const k = passHatK([...[1, 1, 1].map((r) => trial("A", r)), trial("B", 0), trial("B", 0)]);
-    expect(k).toEqual({ "1": 0.5, "2": 0.5 });
+    expect(k).toEqual({
+      pass: { "1": 0.5, "2": 0.5, "3": 1 },
+      situations: { "1": 2, "2": 2, "3": 1 },
+    });
+    const report = gradeReport(
+      [...[1, 1, 1].map((r) => trial("A", r)), trial("B", 0), trial("B", 0)].map((r) => ({
+        ...r,
+        id: `${r.task_id}`,
+        sim_faults: [],
+        conduct: [],
+      })) as Row[],
+    );
+    expect(report.pass_hat_k_situations).toEqual({ "1": 2, "2": 2, "3": 1 });
+    expect(report.warnings).toEqual([
+      expect.stringMatching(/^pass\^k from k = 3 averages over 1 of 2 situations/),
+    ]);
   });
 });

@@ -71,6 +71,14 @@ describe("grade with the customer's grader", () => {
       rubric: "be kind and brief",
     });
     expect(a[0]?.judge_meta?.rubric_hash).not.toBe(b[0]?.judge_meta?.rubric_hash);
+    const edited = fresh();
+    await gradeRows(edited, {
+      grader: () => ({ reward: 0.9, reason: "ok" }),
+      judge: "j",
+      version: "1",
+      rubric: "be kind",
+    });
+    expect(edited[0]?.judge_meta?.rubric_hash).not.toBe(a[0]?.judge_meta?.rubric_hash);
     const c = fresh();
     const report = await gradeRows(c, { grader: () => ({ reward: 1, reason: "ok" }) });
     expect(c[0]?.judge_meta).toMatchObject({ judge: "custom", version: "unversioned" });
@@ -83,6 +91,7 @@ describe("grade with the customer's grader", () => {
       grader: (row) => {
         if (row === rows[0]) throw new Error("grader crashed");
         if (row === rows[1]) return { reward: "high", reason: "?" } as never;
+        if (row === rows[2]) return { reward: 5, reason: "out of scale" };
         return { reward: 1, reason: "fine" };
       },
       judge: "j",
@@ -90,11 +99,12 @@ describe("grade with the customer's grader", () => {
     });
     expect(rows[0]).toMatchObject({ grade_error: "grader crashed" });
     expect(rows[0]?.reward).toBeUndefined();
-    expect(rows[1]?.grade_error).toMatch(/reward: expected a finite number, got "high"/);
+    expect(rows[1]?.grade_error).toMatch(/reward: expected a number from 0 to 1, got "high"/);
+    expect(rows[2]?.grade_error).toMatch(/reward: expected a number from 0 to 1, got 5/);
     expect(report).toMatchObject({
-      ungraded: 2,
-      graded: rows.length - 2,
-      errors: [{ row: rows[0]?.id }, { row: rows[1]?.id }],
+      ungraded: 3,
+      graded: rows.length - 3,
+      errors: [{ row: rows[0]?.id }, { row: rows[1]?.id }, { row: rows[2]?.id }],
     });
   });
 
@@ -151,6 +161,23 @@ describe("judges through an OpenAI-compatible server", () => {
     expect(rows[0]?.grade_error).toMatch(/is not a JSON verdict: "I think it was fine overall\."/);
     await expect(llmGrade(fresh()[0] as Row, { spec: judge() })).rejects.toThrow(
       /not a JSON verdict/,
+    );
+  });
+
+  it("llmGrade: reads the object that holds the verdict, and 'none' as no failure class", async () => {
+    server.script(
+      completion({
+        content:
+          'I weigh {"evidence": "the refund call failed"} first. {"reward": 1, "reason": "fine", "failure_class": "none"}',
+      }),
+      completion({ content: '{"reward": 0.8, "reason": "fine", "failure_class": ""}' }),
+      completion({ content: '{"reward": 0, "reason": "bad", "failure_class": "sloppy"}' }),
+    );
+    const row = fresh()[0] as Row;
+    expect(await llmGrade(row, { spec: judge() })).toEqual({ reward: 1, reason: "fine" });
+    expect(await llmGrade(row, { spec: judge() })).toEqual({ reward: 0.8, reason: "fine" });
+    await expect(llmGrade(row, { spec: judge() })).rejects.toThrow(
+      /failure_class: expected one of .* got "sloppy"/,
     );
   });
 
