@@ -12,11 +12,19 @@ export interface IdParameter {
   format?: string;
 }
 
+/** An identifier found in text, and the index it starts at. */
+export interface IdMatch {
+  value: string;
+  at: number;
+}
+
 /** Makes identifiers of one entity, all of one recognisable shape, and finds them in text. */
 export interface IdFormat {
   make(rng: Rng): string;
   /** Identifiers of this shape in text, in order; digits that belong to an amount ("289.20") are not ids. */
   find(text: string): string[];
+  /** The same identifiers with where each starts, so callers need not search for them again. */
+  locate(text: string): IdMatch[];
   /** Where the shape came from. */
   source: "example" | "pattern" | "integer" | "uuid" | "default";
   /** Whether the parameters take the id as a number (`type: integer`), not a string. */
@@ -51,20 +59,20 @@ export function idFormat(
   const fits = (id: string) => checks.every((re) => re.test(id));
   const types = params.flatMap((p) => (Array.isArray(p.type) ? p.type : p.type ? [p.type] : []));
   if (params.some((p) => p.format === "uuid")) {
-    return {
+    return withFind({
       source: "uuid",
       numeric: false,
       make: uuid,
-      find: (text) => [...text.matchAll(UUID)].map((m) => m[0]),
-    };
+      locate: (text) => [...text.matchAll(UUID)].map((m) => ({ value: m[0], at: m.index })),
+    });
   }
   if (types.includes("integer") || types.includes("number")) {
-    return {
+    return withFind({
       source: "integer",
       numeric: true,
       make: (rng) => `${1 + rng.int(9)}${digits(rng, 5)}`,
-      find: finder(/\b\d{6}\b/g),
-    };
+      locate: finder(/\b\d{6}\b/g),
+    });
   }
   for (const param of params) {
     const example = EXAMPLE.exec(param.description ?? "")?.[1];
@@ -72,30 +80,34 @@ export function idFormat(
     const widened = widen(example);
     if (!fits(widened)) continue;
     const shape = regexLiteral(widened).replace(/\d+/g, (run) => `\\d{${run.length}}`);
-    return {
+    return withFind({
       source: "example",
       numeric: false,
       make: (rng) => widened.replace(/\d/g, () => digits(rng, 1)),
-      find: finder(new RegExp(`\\b${shape}\\b`, "g")),
-    };
+      locate: finder(new RegExp(`\\b${shape}\\b`, "g")),
+    });
   }
   for (const pattern of patterns) {
     const generator = fromPattern(pattern);
     if (!generator) continue;
     const match = new RegExp(pattern.replace(/^\^/, "\\b").replace(/\$$/, "\\b"), "gu");
-    return {
+    return withFind({
       source: "pattern",
       numeric: false,
       make: generator.make,
-      find: finder(match, generator.minLength),
-    };
+      locate: finder(match, generator.minLength),
+    });
   }
-  return {
+  return withFind({
     source: "default",
     numeric: false,
     make: (rng) => `${prefix}-${digits(rng, 6)}`,
-    find: finder(new RegExp(`\\b${prefix}-\\d{6}\\b`, "g")),
-  };
+    locate: finder(new RegExp(`\\b${prefix}-\\d{6}\\b`, "g")),
+  });
+}
+
+function withFind(format: Omit<IdFormat, "find">): IdFormat {
+  return { ...format, find: (text) => format.locate(text).map((m) => m.value) };
 }
 
 /** An example with too few digits for a world ("ORD1") gets its last digit run widened ("ORD1234"). */
@@ -109,16 +121,16 @@ function widen(example: string): string {
 }
 
 /** Matches of a shape that are long enough and not the digits of an amount or a decimal. */
-function finder(match: RegExp, minLength = 0): (text: string) => string[] {
+function finder(match: RegExp, minLength = 0): (text: string) => IdMatch[] {
   return (text) =>
     [...text.matchAll(new RegExp(match.source, match.flags))]
       .filter((m) => {
-        const at = m.index ?? 0;
+        const at = m.index;
         const before = text.slice(Math.max(0, at - 2), at);
         const after = text.slice(at + m[0].length, at + m[0].length + 2);
         return m[0].length >= minLength && !/\d[.,]$/.test(before) && !/^[.,]\d/.test(after);
       })
-      .map((m) => m[0]);
+      .map((m) => ({ value: m[0], at: m.index }));
 }
 
 /** Identifiers a shape can make before the world gives up looking for an unused one. */

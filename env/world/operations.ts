@@ -38,6 +38,16 @@ export function perform(
   args: Record<string, unknown>,
 ): Outcome {
   const ctx: CallContext = { store: world.store, model: world.model, world, tool, args };
+  const amount = tool.amountParam ? args[tool.amountParam] : undefined;
+  // Money is kept in whole cents: a transfer of 0.004 would round to nothing on one side and to a
+  // cent on the other, making or losing money with every call.
+  if ((tool.kind === "change" || tool.kind === "create") && !wholeCents(amount)) {
+    return refuse(
+      "invalid_amount",
+      `${String(amount)} has fractions of a cent: an amount takes at most 2 decimals`,
+      { argument: tool.amountParam, value: amount },
+    );
+  }
   switch (ctx.tool.kind) {
     case "read_one":
       return readOne(ctx);
@@ -255,6 +265,11 @@ function copyArguments(
       continue;
     record[field] = value;
   }
+}
+
+/** Whether an amount argument, when it is a number, is in whole cents (absent or other types are the schema check's). */
+function wholeCents(amount: unknown): boolean {
+  return typeof amount !== "number" || Number(amount.toFixed(2)) === amount;
 }
 
 /** Moves money in or out of a record's balances, and enters it in the record's ledger when it has one (an account's transactions). */

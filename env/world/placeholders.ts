@@ -79,7 +79,13 @@ const ADDRESSES = new Set([
 
 const PLACEHOLDER_EMAIL =
   /@(example\.(com|org|net)|domain\.com|email\.com|test\.com|mail\.com)$|^(user|email|test|your|name|john\.doe|jane\.doe)@/;
-const TEMPLATE = /^<[^>]*>$|^\{\{?[^}]*\}?\}$|^\[[^\]]*\]$|\$\{[^}]*\}|^%[a-z_]+%$/i;
+/**
+ * A template slot: `<order_id>`, `{{name}}`, `[email]`, `${id}` anywhere, `%NAME%`. The slot's
+ * name is bounded (64 characters) because `${` can start anywhere: an unbounded `[^}]*` after
+ * each of thousands of `${` reads to the end of the value every time, which is quadratic.
+ */
+const TEMPLATE =
+  /^<[^>]{0,64}>$|^\{\{?[^}]{0,64}\}?\}$|^\[[^\]]{0,64}\]$|\$\{[^}]{0,64}\}|^%[a-z_]{1,64}%$/i;
 
 /** Words of a value for comparison: lower case, punctuation and underscores as spaces. */
 function words(value: string): string {

@@ -3,13 +3,14 @@ import {
   type PersonDetails,
   type Situation,
   SituationSchema,
+  type WorldRecord,
   type WorldSnapshot,
   WorldSnapshotSchema,
   type WorldState,
 } from "../../spec/index.ts";
 import { Agent } from "../agent.ts";
 import { Rng } from "../rng.ts";
-import { issuesOf, SpecError } from "../spec-error.ts";
+import { issuesOf, SpecError, type SpecIssue } from "../spec-error.ts";
 import { buildWorld } from "./build.ts";
 import {
   RESULT_FAULTS,
@@ -102,6 +103,15 @@ export class World implements WorldAccess {
 
   /** Calls a tool with arguments given as an object or as the JSON string a model produced. */
   call(name: string, args: unknown): ToolAnswer {
+    // Once a human has the conversation, nothing the agent calls runs, not even later calls of the
+    // message that handed it off.
+    if (this.#handedOff)
+      return answer(
+        refuse(
+          "conversation_handed_off",
+          "The conversation was handed to a human agent; this call was not run",
+        ),
+      );
     const tool = this.model.tools.get(name);
     if (!tool) {
       return answer(
@@ -184,29 +194,60 @@ export class World implements WorldAccess {
     };
   }
 
-  /** A world rebuilt from a snapshot; the spec and situation must be the ones it was taken from. */
-  static restore(spec: unknown, situation: Situation, snapshot: unknown): World {
+  /**
+   * A world rebuilt from a snapshot. The spec, the situation and the seed (default the situation's)
+   * must be the ones it was taken with, and the snapshot must hold together: the spec's collections
+   * and no others, each record with a unique string id, faults and call counts of the spec's tools.
+   * Anything else is refused with a {@link SpecError} naming each field.
+   */
+  static restore(
+    spec: unknown,
+    situation: Situation,
+    snapshot: unknown,
+    options: { seed?: number } = {},
+  ): World {
     const agent = Agent.from(spec);
     const parsed = WorldSnapshotSchema.safeParse(snapshot);
     if (!parsed.success) throw new SpecError("world snapshot", issuesOf(parsed.error, snapshot));
     const s = parsed.data;
-    const problems = [];
+    // Of another spec, nothing else in the snapshot can be checked against this one.
     if (s.spec_hash !== agent.hash)
-      problems.push({
-        path: "spec_hash",
-        message: `was taken from spec ${s.spec_hash.slice(0, 12)}, not ${agent.hash.slice(0, 12)}`,
-      });
-    if (s.situation_id !== situation.id)
+      throw new SpecError("world snapshot", [
+        {
+          path: "spec_hash",
+          message: `was taken from spec ${s.spec_hash.slice(0, 12)}, not ${agent.hash.slice(0, 12)}`,
+        },
+      ]);
+    const checked = checkedSituation(agent, situation);
+    const model = WorldModel.of(agent);
+    const seed = options.seed ?? checked.seed;
+    const problems: SpecIssue[] = [];
+    if (s.situation_id !== checked.id)
       problems.push({
         path: "situation_id",
-        message: `was taken from situation ${s.situation_id}, not ${situation.id}`,
+        message: `was taken from situation ${s.situation_id}, not ${checked.id}`,
       });
-    if (problems.length > 0) throw new SpecError("world snapshot", problems);
-    const model = WorldModel.of(agent);
+    if (s.seed !== seed)
+      problems.push({
+        path: "seed",
+        message: `was taken with seed ${s.seed}, not ${seed}${options.seed === undefined ? " (the situation's); pass { seed } to restore a world built with another" : ""}`,
+      });
+    problems.push(...recordProblems(model, s.collections));
+    s.faults.forEach((fault, i) => {
+      if (!model.tools.has(fault.tool))
+        problems.push({
+          path: `faults[${i}].tool`,
+          message: `"${fault.tool}" is not a tool of this spec`,
+        });
+    });
+    for (const tool of Object.keys(s.calls))
+      if (!model.tools.has(tool))
+        problems.push({ path: `calls.${tool}`, message: `"${tool}" is not a tool of this spec` });
+    if (problems.length > 0) throw new SpecError("world snapshot", listed(problems));
     const world = new World(
       agent,
       model,
-      situation,
+      checked,
       s.seed,
       Store.from(model, s.collections),
       s.person,
@@ -277,6 +318,69 @@ export class World implements WorldAccess {
     }
     return null;
   }
+}
+
+/** Problems a snapshot error lists; past them, one more says how many were left out. */
+const LISTED_PROBLEMS = 20;
+
+function listed(problems: SpecIssue[]): SpecIssue[] {
+  if (problems.length <= LISTED_PROBLEMS) return problems;
+  return [
+    ...problems.slice(0, LISTED_PROBLEMS),
+    { path: "", message: `and ${problems.length - LISTED_PROBLEMS} more problems` },
+  ];
+}
+
+/** What keeps a snapshot's records from making a store: unknown or missing collections, ids that are not unique strings. */
+function recordProblems(
+  model: WorldModel,
+  collections: Record<string, WorldRecord[]>,
+): SpecIssue[] {
+  const problems: SpecIssue[] = [];
+  const entities = new Map([...model.entities.values()].map((e) => [e.collection, e]));
+  for (const name of Object.keys(collections)) {
+    if (!entities.has(name))
+      problems.push({
+        path: `collections.${name}`,
+        message: `is not a collection of this spec (it has ${[...entities.keys()].join(", ")})`,
+      });
+  }
+  for (const [name, entity] of entities) {
+    const records = collections[name];
+    if (!records) {
+      problems.push({
+        path: `collections.${name}`,
+        message: "expected the collection, an empty list when it holds no records",
+      });
+      continue;
+    }
+    const firstAt = new Map<string, number>();
+    records.forEach((record, i) => {
+      const id = record[entity.idField];
+      const path = `collections.${name}[${i}].${entity.idField}`;
+      if (typeof id !== "string" || id === "")
+        problems.push({
+          path,
+          message: `expected the record's id as a non-empty string, got ${kindOf(id)}`,
+        });
+      else if (firstAt.has(id))
+        problems.push({
+          path,
+          message: `"${id}" is already the id of collections.${name}[${firstAt.get(id)}]`,
+        });
+      else firstAt.set(id, i);
+    });
+  }
+  return problems;
+}
+
+/** A value as an error names it: `none`, `an empty string`, `null`, `an array`, `an object`, or a number or boolean as written. */
+function kindOf(value: unknown): string {
+  if (value === undefined) return "none";
+  if (value === "") return "an empty string";
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : String(value);
 }
 
 function answer(outcome: Outcome | { ok: false; error: Record<string, unknown> }): ToolAnswer {
