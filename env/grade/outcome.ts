@@ -109,9 +109,15 @@ function effects(
   const ids = new Set(
     Object.values(initial).flatMap((records) => records.map((r) => String(Object.values(r)[0]))),
   );
-  const created = Object.values(final).flatMap((records) =>
-    records.map((r) => String(Object.values(r)[0])).filter((id) => !ids.has(id)),
+  const created = new Set(
+    Object.values(final).flatMap((records) =>
+      records.map((r) => String(Object.values(r)[0])).filter((id) => !ids.has(id)),
+    ),
   );
+  // An empty id would match everywhere and never move the pass on.
+  const lengths = [...new Set([...created].map((id) => id.length))]
+    .filter((n) => n > 0)
+    .sort((a, b) => b - a);
   const out: string[] = [];
   for (const [collection, records] of Object.entries(final)) {
     for (const record of records) {
@@ -119,10 +125,8 @@ function effects(
       const rest = Object.fromEntries(
         Object.entries(record).filter(([k]) => k !== "updated_at" && !AGENT_WRITTEN.test(snake(k))),
       );
-      let text = JSON.stringify(rest);
       if (before.has(JSON.stringify(record))) continue;
-      for (const id of created) text = text.split(id).join("<new>");
-      out.push(`${collection} ${text}`);
+      out.push(`${collection} ${replaceIds(JSON.stringify(rest), created, lengths)}`);
     }
   }
   const after = new Set(
@@ -130,6 +134,28 @@ function effects(
   );
   for (const id of ids) if (!after.has(id)) out.push(`removed ${id}`);
   return out.sort().join("\n");
+}
+
+/**
+ * `text` with every id of `ids` replaced by `<new>`, in one pass from left to right, trying the
+ * longest id first where several start at one place. `lengths` are the ids' lengths, longest
+ * first. A pass per id would cost ids × records × text: quadratic in the calls an episode made.
+ */
+function replaceIds(text: string, ids: ReadonlySet<string>, lengths: readonly number[]): string {
+  let out = "";
+  let kept = 0;
+  let i = 0;
+  while (i < text.length) {
+    const length = lengths.find((n) => ids.has(text.slice(i, i + n)));
+    if (length === undefined) {
+      i++;
+      continue;
+    }
+    out += `${text.slice(kept, i)}<new>`;
+    i += length;
+    kept = i;
+  }
+  return out + text.slice(kept);
 }
 
 /** Whether an answer does not parse, or came back partial. */

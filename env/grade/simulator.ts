@@ -1,12 +1,23 @@
 import type { Row, SimFinding } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
+import { awaitsGoAhead } from "../people/phrases.ts";
 import { WorldModel } from "../world/model.ts";
+import { failedAnswer } from "./conduct.ts";
+import { around, excerpt, FindingList } from "./evidence.ts";
 import { IdentifierReader } from "./identifiers.ts";
 
-const CONFIRMATION =
-  /\b(shall|should|may|can) i\b[^?]*\?|\bgo ahead\?|\bproceed\?|\bdo you want me to\b/i;
-const OUT_OF_CHARACTER =
-  /\b(as an ai|language model|i am an? (ai|assistant|bot|chatbot)|i'?m an? (ai|assistant|bot|chatbot)|simulat(ed|ion|or)|role-?play(ing)?|how (can|may) i (help|assist) you( today)?|i cannot assist with)\b|###|<\|/i;
+/** Speaking as the assistant or about the simulation. */
+const OUT_OF_CHARACTER = new RegExp(
+  [
+    String.raw`\bas an ai\b|\blanguage model\b`,
+    String.raw`\bi(?: am|'?m) an? (ai|assistant|bot|chatbot)\b(?![ -](manager|director|editor|coach|professor|to)\b)`,
+    String.raw`\b(this is|i'?m|i am|you'?re) (just )?(a |an |in a )?simulat(ed|ion)\b|\bsimulated (user|person|customer|conversation)\b|\brole-?play(ing)?\b`,
+    String.raw`\bhow (can|may) i (help|assist) you( today)?\b|\bi cannot assist with\b`,
+  ].join("|"),
+  "i",
+);
+/** Control markers are upper case ("###STOP###"); "Order ###" is a person's typing. */
+const LEAKED_MARKER = /###\s*[A-Z_]{3,}|<\|/;
 
 /**
  * Checks on the simulated person, because a simulator's mistake must not be blamed on the agent:
@@ -18,8 +29,11 @@ export function simulatorChecks(
   row: Pick<Row, "messages" | "episode" | "persona">,
 ): SimFinding[] {
   const ids = new IdentifierReader(agent);
-  const findings: SimFinding[] = [];
-  const known = new Set([...row.persona.holds, ...row.persona.misstated]);
+  const findings = new FindingList<SimFinding>();
+  // People and agents change the case of emails and ids ("w1234567"); that is the same detail.
+  const known = new Set(
+    [...row.persona.holds, ...row.persona.misstated].map((v) => v.toLowerCase()),
+  );
   row.messages.forEach((message, i) => {
     if (message.role === "tool" || message.role === "assistant") {
       for (const id of ids.read(
@@ -27,52 +41,62 @@ export function simulatorChecks(
           ? message.content
           : `${message.content ?? ""} ${(message.tool_calls ?? []).map((c) => c.function.arguments).join(" ")}`,
       ))
-        known.add(id);
+        known.add(id.toLowerCase());
       return;
     }
     if (message.role !== "user") return;
-    for (const id of ids.read(message.content)) {
-      if (!known.has(id))
-        findings.push({
+    for (const { value: id, at } of ids.locate(message.content)) {
+      if (!known.has(id.toLowerCase()))
+        findings.push("stated_unheld_details", () => ({
           check: "stated_unheld_details",
           detail: `the person stated ${id}, which they do not hold and nobody told them`,
-          evidence: { message: i, text: message.content, value: id },
-        });
+          evidence: { message: i, text: excerpt(message.content, id, at), value: id },
+        }));
     }
-    if (OUT_OF_CHARACTER.test(message.content)) {
-      findings.push({
-        check: "broke_character",
-        detail: "the person spoke out of character (as an assistant, or about the simulation)",
-        evidence: { message: i, text: message.content },
+    if (OUT_OF_CHARACTER.test(message.content) || LEAKED_MARKER.test(message.content)) {
+      findings.push("broke_character", () => {
+        const said = OUT_OF_CHARACTER.exec(message.content) ?? LEAKED_MARKER.exec(message.content);
+        return {
+          check: "broke_character",
+          detail: "the person spoke out of character (as an assistant, or about the simulation)",
+          evidence: { message: i, text: excerpt(message.content, said?.[0] ?? "", said?.index) },
+        };
       });
     }
   });
   const ended = endedBeforeAction(agent, row);
-  if (ended) findings.push(ended);
-  return findings;
+  if (ended) findings.push(ended.check, () => ended);
+  return findings.list();
 }
 
-/** tau2-bench's finding: the person ends right after being asked to confirm, before the write happens. */
+/**
+ * tau2-bench's finding: the person ends right after being asked to confirm, before the write
+ * happens. The person's last message may be absent (a model user that sent only the end marker).
+ */
 function endedBeforeAction(
   agent: Agent,
   row: Pick<Row, "messages" | "episode">,
 ): SimFinding | null {
   if (row.episode.ended_by !== "user_done") return null;
-  const goal = WorldModel.of(agent).tools.get(row.episode.goal.tool);
+  const goalTool = row.episode.goal.tool;
+  const goal = WorldModel.of(agent).tools.get(goalTool);
   if (goal?.kind !== "change" && goal?.kind !== "create") return null;
+  // Once the goal's write went through, a question after it ("Shall I also email a receipt?") is optional.
+  const written = row.messages.some(
+    (m) => m.role === "tool" && m.name === goalTool && !failedAnswer(m.content),
+  );
+  if (written) return null;
   const last = row.messages.length - 1;
   const final = row.messages[last];
-  const asked = row.messages[last - 1];
-  // The agent's last word was a question about acting, and the person's answer ended it all.
-  if (
-    final?.role !== "user" ||
-    asked?.role !== "assistant" ||
-    !CONFIRMATION.test(asked.content ?? "")
-  )
-    return null;
+  const askedAt = final?.role === "user" ? last - 1 : last;
+  const asked = row.messages[askedAt];
+  if (asked?.role !== "assistant" || !awaitsGoAhead(asked.content ?? "")) return null;
   return {
     check: "ended_before_action",
     detail: "the person ended the conversation while the agent was waiting to act on their request",
-    evidence: { message: last, text: final.content },
+    evidence:
+      final?.role === "user"
+        ? { message: last, text: around(final.content, "", final.content.length) }
+        : { message: askedAt, text: around(asked.content ?? "", "", (asked.content ?? "").length) },
   };
 }

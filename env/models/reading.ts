@@ -1,4 +1,5 @@
 import type { Agent } from "../agent.ts";
+import { EMAIL } from "../grade/identifiers.ts";
 import { lookup } from "../lookup.ts";
 import { regexLiteral } from "../regex.ts";
 import type { EntityModel, ToolModel, WorldModel } from "../world/model.ts";
@@ -35,8 +36,6 @@ const GENERIC_VERBS = new Set([
   "fetch",
   "read",
 ]);
-
-const EMAIL = /[\w.+-]+@[\w-]+(\.[\w-]+)+/g;
 
 /** The tool a request is for: the one whose verb and nouns the person's words mention most. */
 export function intentOf(model: WorldModel, text: string): ToolModel | null {
@@ -113,12 +112,7 @@ export function argumentsIn(
   for (const [param, entityName] of tool.idEntities) {
     const format = (model.entities.get(entityName) as EntityModel).idFormat;
     const role = tool.refs.find((r) => r.param === param)?.role ?? null;
-    let from = 0;
-    const matches = format.find(text).map((value) => {
-      const at = text.indexOf(value, from);
-      from = at + value.length;
-      return { value, at };
-    });
+    const matches = format.locate(text);
     const chosen =
       matches.filter((m) => !role || roleBefore(text, m.at) === role).at(-1) ??
       (role ? undefined : matches.at(-1));
@@ -161,7 +155,7 @@ function roleBefore(text: string, at: number): "from" | "to" | null {
 
 function addEmail(found: Record<string, unknown>, param: string, text: string): void {
   const email = [...text.matchAll(EMAIL)].at(-1)?.[0];
-  if (email) found[param] = email.replace(/\.$/, "");
+  if (email) found[param] = email;
 }
 
 /** A free-text answer without its lead-in and closing punctuation: "Sure, it's 5 Quay Street." → "5 Quay Street". */

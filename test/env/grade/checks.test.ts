@@ -267,6 +267,46 @@ describe("simulator checks", () => {
     expect(simulatorChecks(retail, read)).toEqual([]);
   });
 
+  it("the go-ahead may be asked in many ways, and the person may leave with only the end marker", () => {
+    for (const asked of [
+      "Would you like me to cancel order W1234567?",
+      "Please confirm that you want to cancel W1234567 (yes/no).",
+      "Is that correct?",
+      "Okay to proceed?",
+    ]) {
+      const row = rowOf([user("Cancel W1234567"), say(asked), user("bye")], {
+        goal: "cancel_order",
+      });
+      expect(
+        simulatorChecks(retail, row).map((f) => f.check),
+        asked,
+      ).toEqual(["ended_before_action"]);
+    }
+    const silent = rowOf([user("Cancel W1234567"), say("Shall I cancel W1234567?")], {
+      goal: "cancel_order",
+    });
+    expect(simulatorChecks(retail, silent).map((f) => [f.check, f.evidence.message])).toEqual([
+      ["ended_before_action", 2],
+    ]);
+    for (const notAsking of ["Can I have your order number?", "Can I help with anything else?"]) {
+      const row = rowOf([user("Cancel W1234567"), say(notAsking), user("bye")], {
+        goal: "cancel_order",
+      });
+      expect(simulatorChecks(retail, row), notAsking).toEqual([]);
+    }
+    const afterWrite = rowOf(
+      [
+        user("Cancel W1234567"),
+        call("cancel_order", { order_id: "W1234567" }),
+        tool("cancel_order", { order_id: "W1234567", status: "cancelled" }),
+        say("Cancelled. Shall I email you a receipt?"),
+        user("no thanks"),
+      ],
+      { goal: "cancel_order" },
+    );
+    expect(simulatorChecks(retail, afterWrite)).toEqual([]);
+  });
+
   it("the person stated details they do not hold; a deliberate misreading is not a fault", () => {
     const row = rowOf([user("My order is W5555555 and my email is someone.else@proton.me")]);
     expect(simulatorChecks(retail, row).map((f) => f.evidence.value)).toEqual([
@@ -284,6 +324,11 @@ describe("simulator checks", () => {
     expect(simulatorChecks(retail, told)).toEqual([]);
   });
 
+  it("a detail in another case is the same detail", () => {
+    const row = rowOf([user("my order is w1234567, email AMARA@PROTON.ME")]);
+    expect(simulatorChecks(retail, row)).toEqual([]);
+  });
+
   it("the person broke character", () => {
     for (const text of [
       "How can I help you today?",
@@ -295,6 +340,16 @@ describe("simulator checks", () => {
         simulatorChecks(retail, rowOf([user(text)])).map((f) => f.check),
         text,
       ).toEqual(["broke_character"]);
+    }
+    for (const text of [
+      "I'm an assistant manager at a bakery.",
+      "I used the loan simulator on your site.",
+      "Order ### something, I can't read the rest.",
+    ]) {
+      expect(
+        simulatorChecks(retail, rowOf([user(text)])).filter((f) => f.check === "broke_character"),
+        text,
+      ).toEqual([]);
     }
   });
 
