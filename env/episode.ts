@@ -3,6 +3,7 @@ import {
   AssistantMessageSchema,
   type ChatMessage,
   type EndedBy,
+  type Goal,
   type Row,
   type Situation,
   type Slip,
@@ -19,12 +20,16 @@ import { OfflineWriter } from "./models/offline-writer.ts";
 import type { SituationWriter, UserSession, UserSimulator } from "./models/roles.ts";
 import { offlineUser } from "./people/offline-user.ts";
 import { type Persona, samplePersona } from "./people/persona.ts";
-import { issuesOf, SpecError } from "./spec-error.ts";
+import { issuesOf, messageOf, SpecError, type SpecIssue } from "./spec-error.ts";
 import { openAITool } from "./tools.ts";
 import { createWorld, type World } from "./world/world.ts";
 
 /** Assistant messages an episode allows before it is cut off (truncated). */
 export const DEFAULT_MAX_TURNS = 12;
+/** Tool calls one assistant message may make. */
+export const DEFAULT_MAX_TOOL_CALLS = 32;
+/** Bytes one assistant message may take as JSON (256 KiB). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
 
 /** What builds an episode. */
 export interface EpisodeOptions {
@@ -34,6 +39,16 @@ export interface EpisodeOptions {
   writer?: SituationWriter;
   userModel?: UserSimulator;
   maxTurns?: number;
+  /**
+   * Tool calls one assistant message may make (default {@link DEFAULT_MAX_TOOL_CALLS}); a message
+   * with more is refused with a {@link SpecError} naming `tool_calls`, and nothing of it runs.
+   */
+  maxToolCalls?: number;
+  /**
+   * Bytes one assistant message may take as JSON, its content, tool calls and all (default
+   * {@link DEFAULT_MAX_MESSAGE_BYTES}); a larger one is refused with a {@link SpecError}.
+   */
+  maxMessageBytes?: number;
   /** The backend playing the agent, as the row records it. */
   agentName?: string;
   /** Which rollout of the situation this is (default 0): the same situation, world and person, played again. */
@@ -73,7 +88,10 @@ export interface StepResult {
   truncated: boolean;
 }
 
-/** Raised for a call the episode cannot take in its state (a step before reset, or after the end). */
+/**
+ * Raised for a call the episode cannot take in its state: a step before reset or after the end, a
+ * step or reset while another runs, a row before the end.
+ */
 export class EpisodeError extends Error {
   override name = "EpisodeError";
 }
@@ -87,6 +105,8 @@ export class Episode {
   readonly agent: Agent;
   readonly situation: Situation;
   readonly maxTurns: number;
+  readonly maxToolCalls: number;
+  readonly maxMessageBytes: number;
   readonly rollout: number;
   readonly #writer: SituationWriter;
   readonly #userModel: UserSimulator;
@@ -106,6 +126,10 @@ export class Episode {
   #slips: Slip[] = [];
   #errors: string[] = [];
   #misstated: string[] = [];
+  /** The conversation's tool-call ids, and the message that made each. */
+  #callIds = new Map<string, number>();
+  /** The reset or step in flight: another must wait for it, or the conversation would interleave. */
+  #running: "reset" | "step" | null = null;
 
   constructor(options: EpisodeOptions) {
     this.agent = Agent.from(options.spec);
@@ -113,6 +137,14 @@ export class Episode {
     this.maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
     if (!Number.isInteger(this.maxTurns) || this.maxTurns < 1)
       throw new RangeError(`maxTurns: expected a whole number ≥ 1, got ${this.maxTurns}`);
+    this.maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;
+    if (!Number.isInteger(this.maxToolCalls) || this.maxToolCalls < 1)
+      throw new RangeError(`maxToolCalls: expected a whole number ≥ 1, got ${this.maxToolCalls}`);
+    this.maxMessageBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    if (!Number.isInteger(this.maxMessageBytes) || this.maxMessageBytes < 1)
+      throw new RangeError(
+        `maxMessageBytes: expected a whole number ≥ 1, got ${this.maxMessageBytes}`,
+      );
     this.#writer = options.writer ?? new OfflineWriter();
     this.#userModel = options.userModel ?? offlineUser;
     this.#agentName = options.agentName ?? "external";
@@ -123,6 +155,16 @@ export class Episode {
 
   /** Opens the conversation: builds the world and the person, and returns the system prompt, earlier contact, the first user message and the tools. */
   async reset(): Promise<Observation> {
+    this.#mustBeIdle("reset");
+    this.#running = "reset";
+    try {
+      return await this.#reset();
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  async #reset(): Promise<Observation> {
     const world = createWorld({ spec: this.agent, situation: this.situation });
     const persona = samplePersona(this.agent, this.situation, world);
     const setup = {
@@ -142,6 +184,11 @@ export class Episode {
       ...opening.history,
       { role: "user", content: opening.message },
     ];
+    this.#callIds = new Map();
+    this.#messages.forEach((m, i) => {
+      if (m.role === "assistant")
+        for (const call of m.tool_calls ?? []) this.#callIds.set(call.id, i);
+    });
     this.#historyTurns = opening.history.length;
     this.#turns = 0;
     this.#done = false;
@@ -160,20 +207,43 @@ export class Episode {
     };
   }
 
-  /** Takes the agent's message; answers its tool calls from the world, or lets the person reply. */
+  /**
+   * Takes the agent's message; answers its tool calls from the world, or lets the person reply. A
+   * message the episode cannot take (malformed, over the limits, reusing a tool-call id) is refused
+   * with a {@link SpecError} before any of it runs, and the episode stays where it was.
+   */
   async step(message: unknown, slip?: { kind: SlipKind; detail: string }): Promise<StepResult> {
+    this.#mustBeIdle("step");
     const world = this.#world;
     if (!world) throw new EpisodeError("step before reset: call reset() first");
     if (this.#done) throw new EpisodeError("the episode is over: call reset() to start another");
     const parsed = AssistantMessageSchema.safeParse(message);
     if (!parsed.success) throw new SpecError("assistant message", issuesOf(parsed.error, message));
     const assistant: AssistantMessage = parsed.data;
+    const problems = this.#refusals(assistant);
+    if (problems.length > 0) throw new SpecError("assistant message", problems);
+    this.#running = "step";
+    try {
+      return await this.#step(world, assistant, slip);
+    } finally {
+      this.#running = null;
+    }
+  }
+
+  async #step(
+    world: World,
+    assistant: AssistantMessage,
+    slip: { kind: SlipKind; detail: string } | undefined,
+  ): Promise<StepResult> {
     this.#messages.push(assistant);
     this.#turns++;
-    if (slip) this.#slips.push({ ...slip, message: this.#messages.length - 1 });
+    const at = this.#messages.length - 1;
+    if (slip) this.#slips.push({ ...slip, message: at });
     const added: ChatMessage[] = [];
     if (assistant.tool_calls && assistant.tool_calls.length > 0) {
       for (const call of assistant.tool_calls) {
+        this.#callIds.set(call.id, at);
+        // After a hand-off tool in this message, the world answers the rest with a refusal.
         const answer = world.call(call.function.name, call.function.arguments);
         const reply: ToolMessage = {
           role: "tool",
@@ -197,6 +267,40 @@ export class Episode {
     return { observation, done: this.#done, truncated: this.#truncated };
   }
 
+  /** Why a well-formed message cannot be taken: over the episode's limits, or a tool-call id used before. */
+  #refusals(assistant: AssistantMessage): SpecIssue[] {
+    const calls = assistant.tool_calls ?? [];
+    const problems: SpecIssue[] = [];
+    if (calls.length > this.maxToolCalls)
+      problems.push({
+        path: "tool_calls",
+        message: `expected at most ${this.maxToolCalls} tool calls in one message (the episode's maxToolCalls), got ${calls.length}`,
+      });
+    const bytes = Buffer.byteLength(JSON.stringify(assistant));
+    if (bytes > this.maxMessageBytes)
+      problems.push({
+        path: "",
+        message: `expected at most ${this.maxMessageBytes} bytes as JSON (the episode's maxMessageBytes), got ${bytes}`,
+      });
+    if (problems.length > 0) return problems;
+    // Tool answers are matched to calls by id: a repeated id would make them ambiguous.
+    const inMessage = new Map<string, number>();
+    calls.forEach((call, i) => {
+      const path = `tool_calls[${i}].id`;
+      const before = inMessage.get(call.id);
+      const earlier = this.#callIds.get(call.id);
+      if (before !== undefined)
+        problems.push({ path, message: `"${call.id}" is already the id of tool_calls[${before}]` });
+      else if (earlier !== undefined)
+        problems.push({
+          path,
+          message: `"${call.id}" is already the id of a tool call in message ${earlier}; expected an id not used before in this conversation`,
+        });
+      else inMessage.set(call.id, i);
+    });
+    return problems;
+  }
+
   /** Grades the conversation so far by its outcome: whether the world ended where the person's goal leads. */
   reward(): Grade {
     const world = this.#requireWorld();
@@ -207,6 +311,12 @@ export class Episode {
       world,
       this.#messages,
     );
+  }
+
+  /** The person's goal: the call whose outcome {@link Episode.reward} checks for. */
+  get goal(): Goal {
+    const { goal } = this.#requirePersona();
+    return { ...structuredClone(goal), text: goal.text.replace(/[\uE000\uE001]/g, "") };
   }
 
   /** Whether the conversation has ended (or been cut off). */
@@ -229,9 +339,17 @@ export class Episode {
     return this.#requireWorld();
   }
 
-  /** The conversation as a dataset row: ungraded, with the conduct and simulator checks' findings. */
+  /**
+   * The finished conversation as a dataset row: ungraded, with the conduct and simulator checks'
+   * findings. Before the episode is done it throws an {@link EpisodeError}: step on, or end it with
+   * {@link Episode.fail}.
+   */
   row(models: { agent?: string; simulator?: string; user_model?: string } = {}): Row {
     const world = this.#requireWorld();
+    if (!this.#done)
+      throw new EpisodeError(
+        "the episode is not over: step until done, or call fail() to end it, before taking its row",
+      );
     const persona = this.#persona as Persona;
     const { id, axes, seed, cell, pass, flipped_from } = this.situation;
     const details = persona.details;
@@ -271,7 +389,7 @@ export class Episode {
         truncated: this.#truncated,
         turns: this.#turns,
         history_turns: this.#historyTurns,
-        goal: { ...persona.goal, text: persona.goal.text.replace(/[\uE000\uE001]/g, "") },
+        goal: this.goal,
         slips: structuredClone(this.#slips),
         errors: [...this.#errors],
       },
@@ -283,9 +401,13 @@ export class Episode {
     return row;
   }
 
-  /** Records that the conversation broke off because a role failed, keeping the error on the row. */
+  /**
+   * Records that the conversation broke off because a role failed, keeping the error on the row.
+   * Once the episode is done it does nothing: the conversation keeps the ending it had.
+   */
   fail(error: unknown): void {
-    this.#errors.push(error instanceof Error ? error.message : String(error));
+    if (this.#done) return;
+    this.#errors.push(messageOf(error));
     this.#end("error");
   }
 
@@ -295,7 +417,7 @@ export class Episode {
     try {
       turn = await user.reply(this.#messages);
     } catch (error) {
-      this.fail(error);
+      this.fail(new Error(`user: ${messageOf(error)}`));
       return;
     }
     if (turn.content.length > 0) {
@@ -310,6 +432,18 @@ export class Episode {
   #end(by: EndedBy): void {
     this.#done = true;
     this.#endedBy = by;
+  }
+
+  #mustBeIdle(call: "reset" | "step"): void {
+    if (this.#running)
+      throw new EpisodeError(
+        `a ${this.#running} is already running: await it before calling ${call}()`,
+      );
+  }
+
+  #requirePersona(): Persona {
+    if (!this.#persona) throw new EpisodeError("no person yet: call reset() first");
+    return this.#persona;
   }
 
   #requireWorld(): World {

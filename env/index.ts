@@ -10,6 +10,8 @@ export {
 } from "./covering/index.ts";
 export { Dataset, loadDataset } from "./dataset.ts";
 export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  DEFAULT_MAX_TOOL_CALLS,
   DEFAULT_MAX_TURNS,
   Episode,
   EpisodeError,

@@ -14,13 +14,52 @@ export type ToolCall = z.infer<typeof ToolCallSchema>;
 export const SystemMessageSchema = z.object({ role: z.literal("system"), content: z.string() });
 export const UserMessageSchema = z.object({ role: z.literal("user"), content: z.string() });
 
+/** Deepest a turn's `sampling` settings may nest: the object itself is level 1. */
+export const SAMPLING_MAX_DEPTH = 8;
+/** Most bytes a turn's `sampling` settings may take as JSON. */
+export const SAMPLING_MAX_BYTES = 16 * 1024;
+
+/** Whether a value nests objects or arrays more than `levels` deep (a cycle always does). */
+function deeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== "object") return false;
+  if (levels === 0) return true;
+  return Object.values(value).some((v) => deeperThan(v, levels - 1));
+}
+
+/**
+ * The sampling settings of a turn: small and shallow, because every copy of the conversation
+ * (each observation, the row) clones them, and a deep one breaks `structuredClone` later.
+ */
+const SamplingSchema = z.record(z.string(), z.unknown()).superRefine((sampling, ctx) => {
+  if (deeperThan(sampling, SAMPLING_MAX_DEPTH)) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected settings nested at most ${SAMPLING_MAX_DEPTH} levels deep`,
+    });
+    return;
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(sampling);
+  } catch (error) {
+    ctx.addIssue({ code: "custom", message: `expected JSON values: ${(error as Error).message}` });
+    return;
+  }
+  const bytes = new TextEncoder().encode(json).length;
+  if (bytes > SAMPLING_MAX_BYTES)
+    ctx.addIssue({
+      code: "custom",
+      message: `expected at most ${SAMPLING_MAX_BYTES} bytes of JSON, got ${bytes}`,
+    });
+});
+
 /** Sampling facts a policy turn can carry for off-policy corrections (filled when logprobs are asked for). */
 export const TurnLogprobsSchema = z.object({
   logprob: z.number(),
   n_tokens: z.int().min(0),
   token_logprobs: z.array(z.number()).optional(),
   policy_version: z.string().optional(),
-  sampling: z.record(z.string(), z.unknown()).optional(),
+  sampling: SamplingSchema.optional(),
 });
 
 /** What the agent says: text, tool calls, or both. */

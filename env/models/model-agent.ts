@@ -1,5 +1,5 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
-import type { AssistantMessage, ChatMessage } from "../../spec/index.ts";
+import type { AssistantMessage, ChatMessage, ToolCall } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { openAITool } from "../tools.ts";
 import type { Backend } from "./backend.ts";
@@ -58,7 +58,8 @@ export class ModelAgent implements AgentPolicy {
             `${this.name}: the agent model answered with neither text nor a tool call`,
           );
         const message: AssistantMessage = { role: "assistant", content: reply.content };
-        if (reply.toolCalls.length > 0) message.tool_calls = reply.toolCalls;
+        if (reply.toolCalls.length > 0)
+          message.tool_calls = uniqueIds(reply.toolCalls, conversation);
         if (this.#logprobs) {
           const tokens = reply.tokenLogprobs;
           // A sum over some of the tokens (or none) is not the turn's log-probability: leave it out, never 0.
@@ -80,4 +81,21 @@ export class ModelAgent implements AgentPolicy {
       },
     };
   }
+}
+
+/**
+ * Tool calls with ids not used before in the conversation. Some servers number calls from `call_1`
+ * on every turn; an id is only a pairing key, so a repeat gets the turn's index appended.
+ */
+function uniqueIds(calls: ToolCall[], conversation: readonly ChatMessage[]): ToolCall[] {
+  const turn = conversation.length;
+  const used = new Set<string>();
+  for (const m of conversation)
+    if (m.role === "assistant") for (const c of m.tool_calls ?? []) used.add(c.id);
+  return calls.map((call) => {
+    let id = call.id;
+    for (let n = 0; used.has(id); n++) id = `${call.id}_t${turn}${n > 0 ? `_${n}` : ""}`;
+    used.add(id);
+    return id === call.id ? call : { ...call, id };
+  });
 }

@@ -116,7 +116,7 @@ describe("Episode", () => {
     const situation = situationOf(finance, { tool: "transfer_funds", stance: "cooperative" });
     const good = new Episode({ spec: finance, situation });
     await good.reset();
-    const goal = good.row().episode.goal;
+    const goal = good.goal;
     await good.step(call("transfer_funds", goal.arguments));
     expect(good.reward()).toMatchObject({
       reward: 1,
@@ -150,7 +150,7 @@ describe("Episode", () => {
 
   it("row: a valid row with the situation, persona tags, models and episode facts", async () => {
     const situation = situationOf(retail, { tool: "get_order", condition: "timeout" });
-    const episode = new Episode({ spec: retail, situation, agentName: "tester" });
+    const episode = new Episode({ spec: retail, situation, agentName: "tester", maxTurns: 1 });
     await episode.reset();
     await episode.step(call("get_order", { order_id: episode.world.person.ids.order_id }));
     const row = RowSchema.parse(episode.row());

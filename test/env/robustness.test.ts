@@ -50,7 +50,7 @@ async function goalCallsWork(spec: AgentSpec): Promise<void> {
       situation: situationOf(agent, { tool: tool.name }),
     });
     await episode.reset();
-    const goal = episode.row().episode.goal;
+    const goal = episode.goal;
     const answer = episode.world.call(goal.tool, goal.arguments);
     expect(
       answer.error ?? "",
@@ -331,7 +331,7 @@ describe("reward after spoiled answers", () => {
         const situation = situationOf(helpdeskSpec, { tool, condition });
         const episode = new Episode({ spec: helpdeskSpec, situation });
         await episode.reset();
-        const goal = episode.row().episode.goal;
+        const goal = episode.goal;
         const call = {
           role: "assistant" as const,
           content: null,

@@ -171,6 +171,34 @@ describe("a model-backed agent", () => {
     });
   });
 
+  it("gives a tool call a fresh id when the server reuses one from an earlier turn", async () => {
+    server.script(
+      completion({
+        toolCalls: [{ id: "call_1", name: "get_order", arguments: { order_id: "W1" } }],
+      }),
+    );
+    const agent = new ModelAgent(parseBackend(fast(), "agent"));
+    const earlier = {
+      role: "assistant" as const,
+      content: null,
+      tool_calls: [
+        {
+          id: "call_1",
+          type: "function" as const,
+          function: { name: "list_orders", arguments: "{}" },
+        },
+      ],
+    };
+    const { message } = await agent
+      .start(retail)
+      .respond([
+        { role: "user", content: "hi" },
+        earlier,
+        { role: "tool", tool_call_id: "call_1", name: "list_orders", content: "[]" },
+      ]);
+    expect(message.tool_calls?.map((c) => c.id)).toEqual(["call_1_t3"]);
+  });
+
   it("records logprobs on every turn when asked", async () => {
     server.script(
       completion({
@@ -338,7 +366,7 @@ describe("a model-backed writer and user", () => {
     const [row] = await data.rows();
     expect(row?.episode).toMatchObject({
       ended_by: "error",
-      errors: [expect.stringMatching(/user-model@.*: 500 user model down/)],
+      errors: [expect.stringMatching(/^user: user-model@.*: 500 user model down/)],
     });
     expect(data.degraded.role_errors?.rows).toBe(1);
     const last = row?.messages.at(-1);
