@@ -37,10 +37,13 @@ const GENERIC_VERBS = new Set([
   "read",
 ]);
 
+/** A quotation (bounded, so an unclosed quote mark cannot make the scan quadratic). */
+const QUOTED = /"[^"\n]{0,400}"|“[^”\n]{0,400}”/g;
+
 /** The tool a request is for: the one whose verb and nouns the person's words mention most. */
 export function intentOf(model: WorldModel, text: string): ToolModel | null {
   // Quoted words are the person citing something (a rule, a message), not asking for it.
-  const words = untypo(text.toLowerCase().replace(/"[^"]*"|“[^”]*”/g, " "), model);
+  const words = untypo(text.toLowerCase().replace(QUOTED, " "), model);
   let best: ToolModel | null = null;
   let bestScore = 0;
   for (const tool of model.tools.values()) {
@@ -128,7 +131,7 @@ export function argumentsIn(
   for (const [param, schema] of Object.entries(properties)) {
     if (!Array.isArray(schema.enum)) continue;
     // Quoted words are the person citing something (a rule), not choosing a value.
-    const lower = text.toLowerCase().replace(/"[^"]*"|“[^”]*”/g, " ");
+    const lower = text.toLowerCase().replace(QUOTED, " ");
     const hit = schema.enum
       .filter(
         (v) =>

@@ -9,7 +9,7 @@ import {
 import { EVIDENCE_CHARS, excerpt, FINDINGS_PER_CHECK } from "../../env/grade/evidence.ts";
 import { EMAIL, IdentifierReader } from "../../env/grade/identifiers.ts";
 import { simulatorChecks } from "../../env/grade/simulator.ts";
-import { argumentsIn } from "../../env/models/reading.ts";
+import { argumentsIn, intentOf } from "../../env/models/reading.ts";
 import { SpecError } from "../../env/spec-error.ts";
 import { WorldModel } from "../../env/world/model.ts";
 import { placeholderReason } from "../../env/world/placeholders.ts";
@@ -152,6 +152,20 @@ describe("regular expressions stay linear on hostile text", () => {
       expect(argumentsIn(model, tool, text)).toMatchObject({
         userEmail: "sam.lee+it@corp.example.org",
       });
+    },
+    SLOW_BEFORE_THE_FIX,
+  );
+
+  it(
+    "the offline roles' reading skips quotations, and an unclosed quote mark stays linear",
+    () => {
+      const model = WorldModel.of(retail);
+      expect(intentOf(model, `${"“".repeat(1_000_000)} cancel my order`)?.tool.name).toBe(
+        "cancel_order",
+      );
+      expect(
+        intentOf(model, 'the sign said "cancel anytime", but I want to check my order')?.tool.name,
+      ).not.toBe("cancel_order");
     },
     SLOW_BEFORE_THE_FIX,
   );
