@@ -135,7 +135,8 @@ export class OfflineUser {
   #askedFor(questions: string): string[] {
     if (questions === "") return [];
     const p = this.#persona;
-    const lower = questions.toLowerCase();
+    // "the email address on your account" asks for the email, not for an address.
+    const lower = questions.toLowerCase().replace(/\be-?mail address/g, "email");
     const params = new Set([
       ...Object.keys(p.goal.arguments),
       ...Object.keys(p.details.ids),

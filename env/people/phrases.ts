@@ -29,9 +29,13 @@ export function questionsIn(text: string): string[] {
     );
 }
 
-/** Whether one question asks the person's go-ahead to act (offers of more help do not). */
+/** Whether one question asks the person's go-ahead to act: a yes/no question, not "What would you like me to do?" nor an offer of more help. */
 export function asksGoAhead(question: string): boolean {
-  return GO_AHEAD.test(question) && !/anything else/i.test(question);
+  return (
+    GO_AHEAD.test(question) &&
+    !/^\W*(what|which|how|where|when|who|why)\b/i.test(question) &&
+    !/anything else/i.test(question)
+  );
 }
 
 /** Whether a message asks the person's go-ahead before the agent acts. */

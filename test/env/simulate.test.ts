@@ -63,6 +63,8 @@ describe("simulate: a 64-row offline run of each example", () => {
       expect(slipping).toBeGreaterThan(0);
       expect(slipping).toBeLessThan(64);
       expect(new Set(rows.map((r) => r.episode.ended_by)).size).toBeGreaterThan(1);
+      // The offline agent and person converge: a conversation going round in circles would hit the limit.
+      expect(rows.filter((r) => r.episode.ended_by === "turn_limit")).toEqual([]);
       const counter = new PairwiseCounter(Agent.from(spec));
       for (const row of rows) counter.visit(row.situation.axes);
       expect(data.coverage?.pairwise).toEqual(counter.result());

@@ -146,6 +146,9 @@ describe("the offline user", () => {
     expect(user.reply(conversation("What's the email on the account?")).content).toContain(
       persona.details.email,
     );
+    const email = user.reply(conversation("Could you give me the email address on your account?"));
+    expect(email.content).toContain(persona.details.email);
+    expect(email.content).not.toContain(String(persona.goal.arguments.address));
   });
 
   it("confirms, refuses an identifier it does not hold, and ends when satisfied", () => {
@@ -167,6 +170,10 @@ describe("the offline user", () => {
       expect(user.reply(conversation(asked)).content, asked).toMatch(/^yes/i);
     }
     expect(user.reply(conversation("Can I have your order number?")).content).toContain(id);
+    expect(
+      user.reply(conversation("I'm sorry, I didn't quite get that. What would you like me to do?"))
+        .content,
+    ).not.toMatch(/^yes/i);
     const wrong = user.reply(
       conversation("To confirm, I'll cancel order W0000001. Shall I go ahead?"),
     );
