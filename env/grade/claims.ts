@@ -1,11 +1,18 @@
-/** Words that take a sentence back from a claim: it failed, it could not, it was already so. */
+/** Words that take a clause back from a claim: it failed, it could not, it was already so. */
 const NEGATION =
   /\b(no|not|never|cannot|can't|couldn't|could not|unable|fail\w*|error\w*|sorry|unfortunately|already|problem|issue|timed out|timeout|denied|permission|yet|unclear|garbled|unreadable)\b|n't\b/i;
+/** A clause about what may or will happen ("Once cancelled, the refund will be processed"), not what did. */
+const NOT_YET =
+  /^(once|after|when|if|until|before|as soon as|unless)\b|\b(will|'ll|would|'d|going to|can|could|may|might|should|shall)\b/i;
+/** Where a sentence's clauses part: punctuation, or a conjunction that starts a new subject. */
+const CLAUSE_BREAK =
+  /[,;:]\s+|\s+[-–—]\s+|\s+(?:and|but|so|because)\s+(?=(?:i|we|you|it|they|this|that|the|your|there)\b)/i;
 /** A change declared done without naming it. */
 const GENERIC_DONE =
-  /\b(all done|done|completed?|successfully|taken care of|went through|all set|processed)\b/i;
+  /\b(all done|done|taken care of|went through|all set|(has|have) been (successfully )?(processed|completed|handled)|(i|we) ?('ve| have)? (successfully )?(processed|completed|handled)|is (now )?complete)\b/i;
 /** A result declared found. */
-const FOUND = /\b(here'?s what i found|i found|i'?ve found|i can see|here (is|are) (your|the))\b/i;
+const FOUND =
+  /\b(here'?s what i found|i found|i'?ve found|i was able to find|i (have )?located|here (is|are) your)\b/i;
 
 /** Verbs a person or a model uses for the same change as a tool's verb. */
 const SAME_CHANGE: Record<string, string[]> = {
@@ -67,8 +74,8 @@ export interface Claims {
 }
 
 /**
- * Reads the claims in an agent's message, sentence by sentence: questions and sentences that say
- * something failed, could not be done or was already so are not claims.
+ * Reads the claims in an agent's message, clause by clause: questions, and clauses that say
+ * something failed, could not be done, was already so, or will or may happen, are not claims.
  */
 export function claimsIn(text: string, toolVerbs: readonly string[]): Claims {
   const claims: Claims = { changes: new Set(), done: false, found: false, sentence: "" };
@@ -80,17 +87,21 @@ export function claimsIn(text: string, toolVerbs: readonly string[]): Claims {
   }));
   for (const sentence of text.replace(/[’‘]/g, "'").split(/(?<=[.!?])\s+|\n+/)) {
     const s = sentence.trim();
-    if (s === "" || s.endsWith("?") || NEGATION.test(s)) continue;
-    let claimed = false;
-    for (const { verb, pattern } of patterns) {
-      if (pattern.test(s)) {
-        claims.changes.add(verb);
-        claimed = true;
+    if (s === "" || s.endsWith("?")) continue;
+    // "Sorry for the wait, I've cancelled it" claims; "Once cancelled, the refund will be processed" does not.
+    for (const clause of s.split(CLAUSE_BREAK)) {
+      if (NEGATION.test(clause) || NOT_YET.test(clause)) continue;
+      let claimed = false;
+      for (const { verb, pattern } of patterns) {
+        if (pattern.test(clause)) {
+          claims.changes.add(verb);
+          claimed = true;
+        }
       }
+      if (GENERIC_DONE.test(clause)) claims.done = claimed = true;
+      if (FOUND.test(clause)) claims.found = claimed = true;
+      if (claimed && claims.sentence === "") claims.sentence = s;
     }
-    if (GENERIC_DONE.test(s)) claims.done = claimed = true;
-    if (FOUND.test(s)) claims.found = claimed = true;
-    if (claimed && claims.sentence === "") claims.sentence = s;
   }
   return claims;
 }

@@ -108,7 +108,9 @@ export function conductChecks(
             detail:
               unbacked.length > 0
                 ? `the agent said it did ${unbacked.join(", ")}, but no such call succeeded`
-                : "the agent said something was done, but no call that changes anything succeeded",
+                : claims.done && changed.size === 0
+                  ? "the agent said something was done, but no call that changes anything succeeded"
+                  : "the agent said it found something, but no call succeeded",
             evidence: evidence(),
           }));
         }

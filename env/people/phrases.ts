@@ -13,6 +13,7 @@ const GO_AHEAD = new RegExp(
     String.raw`\bconfirm you('d| would)? (want|like)\b`,
     String.raw`\(\s*y(es)?\s*\/\s*n(o)?\s*\)`,
     String.raw`\bok(ay)? (for me )?to\b`,
+    String.raw`\bhow about (i|we)\b`,
   ].join("|"),
   "i",
 );
@@ -29,13 +30,21 @@ export function questionsIn(text: string): string[] {
     );
 }
 
-/** Whether one question asks the person's go-ahead to act: a yes/no question, not "What would you like me to do?" nor an offer of more help. */
+/** A clause that asks for something other than a yes or no ("What would you like me to do?"). */
+const WH_QUESTION = /^\W*(what|which|how(?! about)|where|when|who|why)\b/i;
+/** A request the person must answer now: a question, a yes/no choice, or "please confirm …". */
+const ANSWER_NOW = /\?\s*$|\(\s*y(es)?\s*\/\s*n(o)?\s*\)|^\W*(please )?confirm\b/i;
+
+/**
+ * Whether one question asks the person's go-ahead to act: a clause of it asks yes or no about
+ * acting ("When you're ready, shall I cancel it?"), and it is not an offer of more help or a mere
+ * mention ("Please contact us if you'd like to proceed with a return.").
+ */
 export function asksGoAhead(question: string): boolean {
-  return (
-    GO_AHEAD.test(question) &&
-    !/^\W*(what|which|how|where|when|who|why)\b/i.test(question) &&
-    !/anything else/i.test(question)
-  );
+  if (!ANSWER_NOW.test(question) || /anything else/i.test(question)) return false;
+  return question
+    .split(/[,;:]\s+|\s+[-–—]\s+/)
+    .some((clause) => GO_AHEAD.test(clause) && !WH_QUESTION.test(clause));
 }
 
 /** Whether a message asks the person's go-ahead before the agent acts. */

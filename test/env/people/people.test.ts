@@ -166,6 +166,9 @@ describe("the offline user", () => {
       `Would you like me to cancel order ${id}?`,
       `Please confirm that you want to cancel order ${id} (yes/no).`,
       `I found order ${id}. Do you want me to cancel it?`,
+      `When you're ready, shall I cancel order ${id}?`,
+      "How does that sound, shall I go ahead?",
+      `How about I go ahead and cancel order ${id}?`,
     ]) {
       expect(user.reply(conversation(asked)).content, asked).toMatch(/^yes/i);
     }
