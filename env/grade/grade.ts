@@ -100,7 +100,11 @@ function customJudge(options: GradeOptions, warnings: string[]): Judge {
     rubric_hash: rubricHash(`${grader.toString()}\n${options.rubric ?? ""}`),
     settings: {},
   };
-  return async (row) => ({ verdict: checked(await grader(row), row.id), meta: { ...meta } });
+  return async (row) => {
+    // The grader is measured against the labels, so it must not see them.
+    const { labels: _labels, gold_reward: _gold, ...unlabelled } = row;
+    return { verdict: checked(await grader(unlabelled), row.id), meta: { ...meta } };
+  };
 }
 
 /** A grader's result, refused with the field named when it is not a verdict. */

@@ -121,6 +121,8 @@ function offline(): Backend {
 
 /** Names a model family goes by, in model ids from hubs, fine-tunes and quantizers. */
 const FAMILIES: [family: string, pattern: RegExp][] = [
+  // First: DeepSeek's distills of other bases write like DeepSeek, whose outputs they learned from.
+  ["deepseek", /deepseek/],
   ["gpt", /^(ft:)?(gpt|chatgpt|o\d+)(\b|-|$)|davinci|babbage/],
   ["qwen", /qwen|qwq/],
   ["llama", /llama|vicuna|tulu/],
@@ -129,7 +131,6 @@ const FAMILIES: [family: string, pattern: RegExp][] = [
   ["gemma", /gemma/],
   ["gemini", /gemini/],
   ["claude", /claude/],
-  ["deepseek", /deepseek/],
   ["command", /command-?r|\bcohere\b|\baya\b/],
   ["granite", /granite/],
   ["olmo", /olmo/],

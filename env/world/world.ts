@@ -195,17 +195,12 @@ export class World implements WorldAccess {
   }
 
   /**
-   * A world rebuilt from a snapshot. The spec, the situation and the seed (default the situation's)
+   * A world rebuilt from a snapshot, with the seed it was built with. The spec and the situation
    * must be the ones it was taken with, and the snapshot must hold together: the spec's collections
    * and no others, each record with a unique string id, faults and call counts of the spec's tools.
    * Anything else is refused with a {@link SpecError} naming each field.
    */
-  static restore(
-    spec: unknown,
-    situation: Situation,
-    snapshot: unknown,
-    options: { seed?: number } = {},
-  ): World {
+  static restore(spec: unknown, situation: Situation, snapshot: unknown): World {
     const agent = Agent.from(spec);
     const parsed = WorldSnapshotSchema.safeParse(snapshot);
     if (!parsed.success) throw new SpecError("world snapshot", issuesOf(parsed.error, snapshot));
@@ -220,17 +215,11 @@ export class World implements WorldAccess {
       ]);
     const checked = checkedSituation(agent, situation);
     const model = WorldModel.of(agent);
-    const seed = options.seed ?? checked.seed;
     const problems: SpecIssue[] = [];
     if (s.situation_id !== checked.id)
       problems.push({
         path: "situation_id",
         message: `was taken from situation ${s.situation_id}, not ${checked.id}`,
-      });
-    if (s.seed !== seed)
-      problems.push({
-        path: "seed",
-        message: `was taken with seed ${s.seed}, not ${seed}${options.seed === undefined ? " (the situation's); pass { seed } to restore a world built with another" : ""}`,
       });
     problems.push(...recordProblems(model, s.collections));
     s.faults.forEach((fault, i) => {

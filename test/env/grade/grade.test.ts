@@ -85,13 +85,31 @@ describe("grade with the customer's grader", () => {
     expect(report.warnings[0]).toMatch(/without judge= and version=/);
   });
 
+  it("never shows the grader the labels it is measured against", async () => {
+    const rows = fresh();
+    for (const row of rows) {
+      row.labels = [{ kind: "human", reward: 1 }];
+      row.gold_reward = 1;
+    }
+    await gradeRows(rows, {
+      grader: (row) => ({
+        reward: 0,
+        reason: `${row.labels?.length ?? 0}/${row.gold_reward ?? "-"}`,
+      }),
+      judge: "peek",
+      version: "1",
+    });
+    expect(new Set(rows.map((r) => r.reason))).toEqual(new Set(["0/-"]));
+    expect(rows[0]?.labels).toEqual([{ kind: "human", reward: 1 }]);
+  });
+
   it("leaves a row ungraded with the error when the grader cannot grade it, never a default score", async () => {
     const rows = fresh();
     const report = await gradeRows(rows, {
       grader: (row) => {
-        if (row === rows[0]) throw new Error("grader crashed");
-        if (row === rows[1]) return { reward: "high", reason: "?" } as never;
-        if (row === rows[2]) return { reward: 5, reason: "out of scale" };
+        if (row.id === rows[0]?.id) throw new Error("grader crashed");
+        if (row.id === rows[1]?.id) return { reward: "high", reason: "?" } as never;
+        if (row.id === rows[2]?.id) return { reward: 5, reason: "out of scale" };
         return { reward: 1, reason: "fine" };
       },
       judge: "j",

@@ -129,6 +129,7 @@ describe("backend specs", () => {
         "mistralai/Ministral-8B-Instruct-2410",
         "codestral-latest",
         "my-org/acme-support-v2",
+        "deepseek-ai/DeepSeek-R1-Distill-Llama-70B",
       ].map(familyOf),
     ).toEqual([
       "gpt",
@@ -144,6 +145,7 @@ describe("backend specs", () => {
       "mistral",
       "mistral",
       "acme",
+      "deepseek",
     ]);
   });
 });
