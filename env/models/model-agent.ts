@@ -62,11 +62,11 @@ export class ModelAgent implements AgentPolicy {
           message.tool_calls = uniqueIds(reply.toolCalls, conversation);
         if (this.#logprobs) {
           const tokens = reply.tokenLogprobs;
-          // A sum over some of the tokens (or none) is not the turn's log-probability: leave it out, never 0.
-          if (
-            tokens !== null &&
-            (reply.completionTokens === null || tokens.length === reply.completionTokens)
-          ) {
+          // A sum over some of the tokens (or none) is not the turn's log-probability: leave it out,
+          // never 0. One token short is the end-of-turn token some servers count but do not report.
+          const missing =
+            tokens === null ? null : (reply.completionTokens ?? tokens.length) - tokens.length;
+          if (tokens !== null && (missing === 0 || (missing === 1 && tokens.length > 0))) {
             message.logprob = tokens.reduce((sum, lp) => sum + lp, 0);
             message.token_logprobs = tokens;
           }

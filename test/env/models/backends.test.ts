@@ -231,19 +231,30 @@ describe("a model-backed agent", () => {
   it("leaves logprob out, never 0, when the server returns none or not one per token, and warns", async () => {
     const agent = new ModelAgent(parseBackend(fast(), "agent"), { logprobs: true });
     server.script(
-      completion({ content: "Hello there", completionTokens: 2 }),
+      completion({ content: "Hello there", completionTokens: 3 }),
       completion({
         content: "Hello there",
         logprobs: [{ token: "Hello", logprob: -0.25 }],
-        completionTokens: 2,
+        completionTokens: 3,
+      }),
+      completion({
+        content: "Hello there",
+        logprobs: [
+          { token: "Hello", logprob: -0.25 },
+          { token: " there", logprob: -0.5 },
+        ],
+        completionTokens: 3,
       }),
     );
     for (let n = 0; n < 2; n++) {
       const { message } = await agent.start(retail).respond([{ role: "user", content: "hi" }]);
-      expect(message.n_tokens).toBe(2);
+      expect(message.n_tokens).toBe(3);
       expect(message).not.toHaveProperty("logprob");
       expect(message).not.toHaveProperty("token_logprobs");
     }
+    // One short: the end-of-turn token a server counted but did not report.
+    const { message } = await agent.start(retail).respond([{ role: "user", content: "hi" }]);
+    expect(message).toMatchObject({ logprob: -0.75, n_tokens: 3 });
     server.otherwise(completion({ content: "Hi.", completionTokens: 2 }));
     const data = await simulate(retail, { rows: 2, agent: fast(), logprobs: true, maxTurns: 2 });
     expect(data.warnings).toEqual([
