@@ -97,14 +97,13 @@ export class ChatClient {
     const choice = response.choices[0];
     if (!choice) throw new Error(`${this.backend.name}: the response has no choices`);
     const toolCalls: ToolCall[] = [];
-    for (const [n, call] of (choice.message.tool_calls ?? []).entries()) {
+    for (const call of choice.message.tool_calls ?? []) {
       if (call.type !== "function")
         throw new Error(
           `${this.backend.name}: answered with a ${call.type} tool call, which rehearse does not run`,
         );
-      // Some servers leave the id empty; the conversation needs one to pair the call with its result.
       toolCalls.push({
-        id: call.id || `call_${response.id}_${n}`,
+        id: call.id,
         type: "function",
         function: { name: call.function.name, arguments: call.function.arguments },
       });

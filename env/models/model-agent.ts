@@ -84,17 +84,18 @@ export class ModelAgent implements AgentPolicy {
 }
 
 /**
- * Tool calls with ids not used before in the conversation. Some servers number calls from `call_1`
- * on every turn; an id is only a pairing key, so a repeat gets the turn's index appended.
+ * Tool calls with ids of their own: an id only pairs a call with its answer, but some servers leave
+ * it empty and some number calls from `call_1` on every turn. Such an id gets the turn's index.
  */
 function uniqueIds(calls: ToolCall[], conversation: readonly ChatMessage[]): ToolCall[] {
   const turn = conversation.length;
   const used = new Set<string>();
   for (const m of conversation)
     if (m.role === "assistant") for (const c of m.tool_calls ?? []) used.add(c.id);
-  return calls.map((call) => {
+  return calls.map((call, n) => {
+    const base = call.id || `call_${n}`;
     let id = call.id;
-    for (let n = 0; used.has(id); n++) id = `${call.id}_t${turn}${n > 0 ? `_${n}` : ""}`;
+    for (let k = 0; id === "" || used.has(id); k++) id = `${base}_t${turn}${k > 0 ? `_${k}` : ""}`;
     used.add(id);
     return id === call.id ? call : { ...call, id };
   });

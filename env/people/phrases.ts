@@ -1,3 +1,6 @@
+/** "(yes/no)", "(y/n)": a choice the person must make now. */
+const YES_NO = /\(\s*y(es)?\s*\/\s*n(o)?\s*\)/i;
+
 /**
  * A request for the person's go-ahead before the agent acts ("Shall I cancel it?", "Would you like
  * me to proceed?", "(yes/no)"), as opposed to a request for a detail ("Can I have your email?").
@@ -11,7 +14,7 @@ const GO_AHEAD = new RegExp(
     String.raw`\b(do|would) you (want|like) me to\b`,
     String.raw`\bconfirm (that|whether|if) you\b`,
     String.raw`\bconfirm you('d| would)? (want|like)\b`,
-    String.raw`\(\s*y(es)?\s*\/\s*n(o)?\s*\)`,
+    YES_NO.source,
     String.raw`\bok(ay)? (for me )?to\b`,
     String.raw`\bhow about (i|we)\b`,
   ].join("|"),
@@ -24,16 +27,14 @@ export function questionsIn(text: string): string[] {
     .split(/(?<=[.!?])\s+/)
     .filter(
       (q) =>
-        /\?\s*$/.test(q) ||
-        /^(please|could|can|would|what|which)\b/i.test(q) ||
-        /\(\s*y(es)?\s*\/\s*n(o)?\s*\)/i.test(q),
+        /\?\s*$/.test(q) || /^(please|could|can|would|what|which)\b/i.test(q) || YES_NO.test(q),
     );
 }
 
 /** A clause that asks for something other than a yes or no ("What would you like me to do?"). */
 const WH_QUESTION = /^\W*(what|which|how(?! about)|where|when|who|why)\b/i;
 /** A request the person must answer now: a question, a yes/no choice, or "please confirm …". */
-const ANSWER_NOW = /\?\s*$|\(\s*y(es)?\s*\/\s*n(o)?\s*\)|^\W*(please )?confirm\b/i;
+const ANSWER_NOW = new RegExp(String.raw`\?\s*$|${YES_NO.source}|^\W*(please )?confirm\b`, "i");
 
 /**
  * Whether one question asks the person's go-ahead to act: a clause of it asks yes or no about

@@ -173,7 +173,7 @@ describe("a model-backed agent", () => {
     });
   });
 
-  it("gives a tool call a fresh id when the server reuses one from an earlier turn", async () => {
+  it("gives a tool call a fresh id when the server reuses one from an earlier turn or leaves it empty", async () => {
     server.script(
       completion({
         toolCalls: [{ id: "call_1", name: "get_order", arguments: { order_id: "W1" } }],
@@ -199,6 +199,16 @@ describe("a model-backed agent", () => {
         { role: "tool", tool_call_id: "call_1", name: "list_orders", content: "[]" },
       ]);
     expect(message.tool_calls?.map((c) => c.id)).toEqual(["call_1_t3"]);
+    server.script(
+      completion({
+        toolCalls: [
+          { id: "", name: "get_order", arguments: { order_id: "W1" } },
+          { id: "", name: "get_order", arguments: { order_id: "W2" } },
+        ],
+      }),
+    );
+    const unnamed = await agent.start(retail).respond([{ role: "user", content: "hi" }]);
+    expect(unnamed.message.tool_calls?.map((c) => c.id)).toEqual(["call_0_t1", "call_1_t1"]);
   });
 
   it("records logprobs on every turn when asked", async () => {
