@@ -1,16 +1,21 @@
 import {
   type AgentSpec,
   AgentSpecSchema,
+  AxesOverrideSchema,
   type ForbiddenPair,
   type Rule,
+  RuleSchema,
   type ToolDefinition,
   type ToolInput,
+  type ToolRole,
+  ToolRoleSchema,
+  ToolSchema,
   type WorldDials,
 } from "../spec/index.ts";
 import { type Axes, buildAxes } from "./axes.ts";
 import { readJsonFile } from "./files.ts";
 import { canonicalJson, sha256 } from "./hash.ts";
-import { rulesFromMarkdown } from "./policy.ts";
+import { type PolicyReading, readPolicy } from "./policy/index.ts";
 import { issuesOf, SpecError, type SpecIssue } from "./spec-error.ts";
 import { normaliseTool } from "./tools.ts";
 import { argumentCheck } from "./world/arguments.ts";
@@ -24,8 +29,11 @@ const TOOL_FORMATS = ["OpenAI chat", "OpenAI responses", "MCP"] as const;
 export class Agent {
   readonly name: string;
   readonly system_prompt: string;
+  /** Every tool of the spec, normalised, with its access and role. */
   readonly tools: readonly ToolDefinition[];
   readonly rules: readonly Rule[];
+  /** The policy as read: rule scopes and why, passages set aside, confirmations, identity. */
+  readonly policy: PolicyReading;
   readonly axes: Axes;
   readonly forbidden: readonly ForbiddenPair[];
   readonly world: WorldDials;
@@ -37,7 +45,7 @@ export class Agent {
   private constructor(
     spec: AgentSpec,
     tools: ToolDefinition[],
-    rules: Rule[],
+    policy: PolicyReading,
     axes: Axes,
     forbidden: ForbiddenPair[],
   ) {
@@ -45,7 +53,8 @@ export class Agent {
     this.name = spec.name;
     this.system_prompt = spec.system_prompt;
     this.tools = tools;
-    this.rules = rules;
+    this.policy = policy;
+    this.rules = policy.rules;
     this.axes = axes;
     this.forbidden = forbidden;
     this.world = spec.world ?? {};
@@ -54,62 +63,159 @@ export class Agent {
         name: this.name,
         system_prompt: this.system_prompt,
         tools,
-        rules,
+        rules: this.rules,
         axes,
         forbidden,
       }),
     );
   }
 
-  /** Validates and normalises a spec; throws {@link SpecError} listing every problem found. */
+  /**
+   * Validates and normalises a spec; throws {@link SpecError} listing every problem found, those
+   * of shape and those across fields (unknown tools in a rule, duplicate names…) together.
+   */
   static from(input: unknown, source = "agent spec"): Agent {
     if (input instanceof Agent) return input;
-    const parsed = AgentSpecSchema.safeParse(input);
-    if (!parsed.success)
-      throw new SpecError(source, issuesOf(parsed.error, input, chooseToolFormat));
-    const spec = parsed.data;
-    const issues: SpecIssue[] = [];
-    const tools = spec.tools.map(normaliseTool);
-    for (const [n, tool] of tools.entries()) {
-      issues.push(...schemaProblems(tool, `tools[${n}].${schemaPath(spec.tools[n] as ToolInput)}`));
-    }
+    const shape = AgentSpecSchema.safeParse(input);
+    const issues: SpecIssue[] = shape.success ? [] : issuesOf(shape.error, input, chooseToolFormat);
+    const { spec, toolAt, ruleAt } = validParts(input);
+    const tools = withRoles(spec.tools, spec.tool_roles ?? {}, issues);
+    spec.tools.forEach((raw, n) => {
+      const tool = tools[n] as ToolDefinition;
+      issues.push(...schemaProblems(tool, `tools[${toolAt[n]}].${schemaPath(raw)}`));
+    });
     duplicates(
       tools.map((t) => t.name),
       (name, n, first) =>
         issues.push({
-          path: `tools[${n}]`,
-          message: `duplicate tool name "${name}" (also tools[${first}])`,
+          path: `tools[${toolAt[n]}]`,
+          message: `duplicate tool name "${name}" (also tools[${toolAt[first]}])`,
         }),
     );
-    const rules = typeof spec.policy === "string" ? rulesFromMarkdown(spec.policy) : spec.policy;
+    const policy = readPolicy(spec.policy, tools, spec.system_prompt);
+    const rules = policy.rules;
+    const rulePath = (n: number) => `policy[${ruleAt[n] ?? n}]`;
     duplicates(
       rules.map((r) => r.id),
       (id, n, first) =>
         issues.push({
-          path: `policy[${n}].id`,
-          message: `duplicate rule id "${id}" (also policy[${first}])`,
+          path: `${rulePath(n)}.id`,
+          message: `duplicate rule id "${id}" (also ${rulePath(first)})`,
         }),
     );
-    const toolNames = new Set(tools.map((t) => t.name));
+    const byName = new Map(tools.map((t) => [t.name, t]));
     rules.forEach((rule, n) => {
       for (const [m, name] of (rule.tools ?? []).entries()) {
-        if (toolNames.has(name)) continue;
-        issues.push({
-          path: `policy[${n}].tools[${m}]`,
-          message: `unknown tool "${name}"; expected one of ${[...toolNames].join(", ")}`,
-        });
+        if (!byName.has(name))
+          issues.push({
+            path: `${rulePath(n)}.tools[${m}]`,
+            message: `unknown tool "${name}"; expected one of ${[...byName.keys()].join(", ")}`,
+          });
       }
+      if (rule.tools?.every((name) => byName.get(name)?.role === "utility"))
+        issues.push({
+          path: `${rulePath(n)}.tools`,
+          message: `names only utility tools (${rule.tools.join(", ")}), which are kept off the tool axis; scope it to tools that act on the world, or set their role in tool_roles`,
+        });
     });
-    const built = buildAxes(tools, rules, spec.axes);
+    const situationTools = tools.filter((t) => t.role !== "utility");
+    if (tools.length > 0 && situationTools.length === 0)
+      issues.push({
+        path: "tools",
+        message:
+          "every tool is a utility (such as think or calculate), so no situation can be planned; give tool_roles for the tools that act on the world",
+      });
+    const built = buildAxes(situationTools, [...rules], spec.axes);
     issues.push(...built.issues);
     if (issues.length > 0) throw new SpecError(source, issues);
-    return new Agent(spec, tools, rules, built.axes, built.forbidden);
+    return new Agent(spec, tools, policy, built.axes, built.forbidden);
   }
 
   /** Reads and validates a JSON agent spec file; problems name the file. */
   static async load(path: string): Promise<Agent> {
     return Agent.from(await readJsonFile(path), path);
   }
+}
+
+/** A spec's valid parts, and where each tool and rule sat in the input. */
+interface Parts {
+  spec: AgentSpec;
+  toolAt: number[];
+  ruleAt: number[];
+}
+
+/**
+ * The parts of a spec that are valid on their own, so the checks across fields report their
+ * problems beside the problems of shape: every problem is reported at once.
+ */
+function validParts(input: unknown): Parts {
+  const parsed = AgentSpecSchema.safeParse(input);
+  if (parsed.success) {
+    const rules = Array.isArray(parsed.data.policy) ? parsed.data.policy : [];
+    return {
+      spec: parsed.data,
+      toolAt: parsed.data.tools.map((_, n) => n),
+      ruleAt: rules.map((_, n) => n),
+    };
+  }
+  const raw = (input !== null && typeof input === "object" ? input : {}) as Record<string, unknown>;
+  const toolAt: number[] = [];
+  const tools = (Array.isArray(raw.tools) ? raw.tools : []).flatMap((t, n) => {
+    const tool = ToolSchema.safeParse(t);
+    if (!tool.success) return [];
+    toolAt.push(n);
+    return [tool.data];
+  });
+  const ruleAt: number[] = [];
+  const policy: AgentSpec["policy"] =
+    typeof raw.policy === "string"
+      ? raw.policy
+      : (Array.isArray(raw.policy) ? raw.policy : []).flatMap((r, n) => {
+          const rule = RuleSchema.safeParse(r);
+          if (!rule.success) return [];
+          ruleAt.push(n);
+          return [rule.data];
+        });
+  const axes = AxesOverrideSchema.safeParse(raw.axes ?? {});
+  const roles: Record<string, ToolRole> = {};
+  if (raw.tool_roles !== null && typeof raw.tool_roles === "object")
+    for (const [name, role] of Object.entries(raw.tool_roles)) {
+      const parsedRole = ToolRoleSchema.safeParse(role);
+      if (parsedRole.success) roles[name] = parsedRole.data;
+    }
+  return {
+    spec: {
+      name: typeof raw.name === "string" ? raw.name : "",
+      system_prompt: typeof raw.system_prompt === "string" ? raw.system_prompt : "",
+      tools,
+      policy,
+      ...(axes.success ? { axes: axes.data } : {}),
+      tool_roles: roles,
+    },
+    toolAt,
+    ruleAt,
+  };
+}
+
+/** Normalised tools, with the roles the spec's `tool_roles` gives; a role for an unknown tool is a problem. */
+function withRoles(
+  inputs: readonly ToolInput[],
+  roles: Record<string, ToolRole>,
+  issues: SpecIssue[],
+): ToolDefinition[] {
+  const tools = inputs.map(normaliseTool);
+  const names = new Set(tools.map((t) => t.name));
+  for (const name of Object.keys(roles))
+    if (!names.has(name))
+      issues.push({
+        path: `tool_roles.${name}`,
+        message: `no tool is named "${name}"; expected one of ${[...names].join(", ")}`,
+      });
+  return tools.map((tool) =>
+    Object.hasOwn(roles, tool.name)
+      ? { ...tool, role: roles[tool.name] as ToolRole, role_source: "spec" }
+      : tool,
+  );
 }
 
 /** Where a tool's parameter schema sits in the format it was written in. */

@@ -49,13 +49,13 @@ export function buildAxes(
   const axes: Axes = {
     tool: tools.map((t) => ({ name: t.name, description: t.description || `the ${t.name} tool` })),
     rule: rules.length > 0 ? rules.map((r) => ({ name: r.id, description: r.text })) : [NO_RULE],
-    stance: named("stances", override.stances, DEFAULT_STANCES, issues),
+    stance: named("stances", override.stances, DEFAULT_STANCES),
     world: (override.worlds ?? keysOf(WORLDS)).map((w) => ({ name: w, description: WORLDS[w] })),
     condition: (override.conditions ?? keysOf(CONDITIONS)).map((c) => ({
       name: c,
       description: CONDITIONS[c],
     })),
-    history: named("histories", override.histories, DEFAULT_HISTORIES, issues),
+    history: named("histories", override.histories, DEFAULT_HISTORIES),
   };
   // A tool that every rule's scope leaves out still needs situations: it gets the rule value `none`.
   const unruled =
@@ -131,21 +131,23 @@ function named(
   field: "stances" | "histories",
   given: (string | NamedValue)[] | undefined,
   defaults: Record<string, string>,
-  issues: SpecIssue[],
 ): AxisValue[] {
   if (!given) return Object.entries(defaults).map(([name, description]) => ({ name, description }));
-  return given.map((v, n) => {
+  return given.map((v) => {
     if (typeof v !== "string") return v;
-    const description = lookup(defaults, v);
-    if (description === undefined) {
-      issues.push({
-        path: `axes.${field}[${n}]`,
-        message: `"${v}" is not a default ${field === "stances" ? "stance" : "history"}; give {name, description} or one of ${Object.keys(defaults).join(", ")}`,
-      });
-      return { name: v, description: v };
-    }
-    return { name: v, description };
+    // A name of our own keeps its description; a name of the user's is described from its words.
+    return { name: v, description: lookup(defaults, v) ?? describeName(field, v) };
   });
+}
+
+/** "upset" → "comes across as upset"; "first_contact" → "first contact". */
+function describeName(field: "stances" | "histories", name: string): string {
+  const words = name
+    .replace(/([a-z])([A-Z])/g, "$1 $2")
+    .replace(/[_.-]+/g, " ")
+    .toLowerCase()
+    .trim();
+  return field === "stances" ? `comes across as ${words}` : words;
 }
 
 function keysOf<T extends object>(o: T): (keyof T & string)[] {

@@ -16,6 +16,7 @@ import {
   type UserSimulator,
 } from "./models/roles.ts";
 import { Planner } from "./plan.ts";
+import { QualityTally } from "./quality.ts";
 import { issuesOf, messageOf, SpecError } from "./spec-error.ts";
 
 /** Episodes run at once by default. */
@@ -118,6 +119,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     rows,
     complete,
     coverage: { pairwise: tally.coverage.result() },
+    quality: tally.quality.result(),
     degraded: { ...roles.degraded, ...tally.degraded() },
     warnings: [...roles.warnings, ...tally.warnings()],
     search: { budget: plan.rows, mutations: [], writer_errors: tally.writerErrors() },
@@ -291,6 +293,7 @@ async function runInOrder<T, R>(
  */
 class RunTally {
   readonly coverage: PairwiseCounter;
+  readonly quality: QualityTally;
   #fallbacks = 0;
   #lastError = "";
   readonly #errors: string[] = [];
@@ -303,12 +306,14 @@ class RunTally {
 
   constructor(agent: Agent, logprobs: boolean) {
     this.coverage = new PairwiseCounter(agent);
+    this.quality = new QualityTally(agent);
     this.#logprobs = logprobs;
   }
 
   add(row: Row): void {
     this.#rows++;
     this.coverage.visit(row.situation.axes);
+    this.quality.add(row);
     if (this.#logprobs)
       row.messages.forEach((m, i) => {
         if (m.role !== "assistant" || i <= row.episode.history_turns) return;
@@ -344,7 +349,7 @@ class RunTally {
     };
   }
 
-  /** What a reader of the run must not miss: rows a failing role cut short, turns without a logprob. */
+  /** What a reader of the run must not miss: rows a failing role cut short, turns without a logprob, quality figures out of bounds. */
   warnings(): string[] {
     return [
       ...(this.#broken > 0
@@ -357,6 +362,7 @@ class RunTally {
             `${this.#unscored} of ${this.#turns} agent turns carry no logprob: the server returned no log-probabilities, or not one for every generated token`,
           ]
         : []),
+      ...this.quality.warnings(),
     ];
   }
 

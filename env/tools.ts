@@ -29,6 +29,13 @@ const READ_VERBS = new Set([
   "export",
   "compare",
   "summarize",
+  "think",
+  "compute",
+  "evaluate",
+  "locate",
+  "identify",
+  "lookup",
+  "see",
 ]);
 
 const WRITE_VERBS = new Set([
@@ -86,12 +93,76 @@ const WRITE_VERBS = new Set([
   "archive",
   "restore",
   "escalate",
+  "request",
+  "setup",
+  "port",
+  "renew",
+  "extend",
+  "waive",
+  "dispute",
+  "report",
+  "log",
+  "file",
+  "attach",
+  "invite",
+  "suspend",
+  "resume",
+  "activate",
+  "deactivate",
+  "enable",
+  "disable",
+  "rebook",
+  "reserve",
+  "refill",
+  "purchase",
+  "buy",
+  "subscribe",
+  "unsubscribe",
+  "generate",
+  "grant",
+  "revoke",
+  "merge",
+  "split",
+  "start",
+  "stop",
+  "end",
+  "terminate",
+  "notify",
+  "email",
+  "text",
+  "handoff",
+  "hand",
+  "connect",
+  "route",
+  "reopen",
+  "redeliver",
+  "reactivate",
+  "consult",
 ]);
 
-/** The first word of a tool name: `getOrder`, `get_order`, `get-order` → `get`. */
+/** The words of a tool name, lower case: `getOrder`, `get_order`, `get-order` → `get`, `order`. */
+export function nameWords(name: string): string[] {
+  return name
+    .split(/[_\-\s]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .filter(Boolean)
+    .map((w) => w.toLowerCase());
+}
+
+/**
+ * The verb of a tool name: its first word when that is a verb (`get_order`), else its last word
+ * when that is one, as names that put the noun first do (`meter_reading_submit`), else the first word.
+ */
 export function verbOf(name: string): string {
-  const first = name.split(/[_\-\s]|(?<=[a-z0-9])(?=[A-Z])/)[0] ?? name;
-  return first.toLowerCase();
+  const words = nameWords(name);
+  const first = words[0] ?? name.toLowerCase();
+  const last = words.at(-1) ?? first;
+  if (isVerb(first) || words.length === 1) return first;
+  return isVerb(last) ? last : first;
+}
+
+/** Whether a word is a verb tools are named with (`get`, `cancel`, `freeze`…). */
+export function isVerb(word: string): boolean {
+  return READ_VERBS.has(word) || WRITE_VERBS.has(word);
 }
 
 /** Normalises a tool from any accepted format to one shape, classifying it as read or write. */
@@ -127,14 +198,51 @@ function classify(
     | { readOnlyHint?: boolean | undefined; destructiveHint?: boolean | undefined }
     | undefined,
 ): ToolDefinition {
+  const schema = parameters ?? { type: "object", properties: {} };
   const tool: ToolDefinition = {
     name,
     description,
-    parameters: parameters ?? { type: "object", properties: {} },
+    parameters: schema,
     ...access(name, annotations),
+    ...roleOf(name, description, Object.keys(schema.properties ?? {})),
   };
   if (outputSchema) tool.output_schema = outputSchema;
   return tool;
+}
+
+/** Names of tools that serve the agent alone. */
+const UTILITY_NAMES =
+  /^(think|thinking|calculate|calculator|compute|evaluate|evaluate_expression|math|scratchpad|reflect|reason|reasoning)$/;
+/** Parameters that name a record or a person: a tool taking one acts on the world. */
+const RECORD_PARAM = /(^|_)(id|ids|number|no|code|email|reference|ref)$/;
+/** A description saying the tool touches nothing: "It will not obtain new information or change the database". */
+const TOUCHES_NOTHING =
+  /(?:^|[.:;!]\s+)(?:(?:it|this(?: tool)?|the tool)\s+)?(?:does not|doesn'?t|will not|won'?t|never|cannot|can'?t)\s+(?:\w+\s+){0,2}?(?:read|look|obtain|access|change|modify|update|alter|touch|affect|write)\b|\bpure (?:calculation|computation|function)\b|\bonly (?:calculates|computes)\b/i;
+/** A name that hands the conversation over: `transfer_to_human_agents`, `front_desk_handoff`, `escalate_to_account_manager`. */
+const HANDOFF_NAME =
+  /(^|_)(hand_?off|hand_over)(_|$)|^(transfer|escalate|connect|route|handoff|hand)_(\w+_)?to_(\w+_)?(human|agent|person|representative|rep|operator|staff|support|manager|supervisor|specialist|pharmacist|nurse|doctor|adjuster|team|colleague|advisor|adviser|expert|live)s?(_|$)/;
+/** A description that hands the conversation over: "Hand the conversation to a licensed pharmacist". */
+const HANDOFF_TEXT =
+  /\b(?:hand(?:s|ing)?|pass(?:es|ing)?|transfer(?:s|ring)?|escalat(?:e|es|ing)|rout(?:e|es|ing)|connect(?:s|ing)?)\b(?: (?:the|this|a|an))? ?(?<object>conversation|call|chat|customer|user|caller|guest|patient|member|client|traveller|traveler|policyholder|person|them|it)?(?<over> over| off)? to (?:a |an |the |our |your )?(?:[\w-]+ ){0,3}?(?:human|person|agent|pharmacist|nurse|doctor|clinician|adjuster|specialist|manager|supervisor|representative|colleague|team|staff|advisor|adviser|expert|operator)s?\b/i;
+
+/** Whether a tool serves the agent alone or hands the conversation over, read from its name and description. */
+function roleOf(
+  name: string,
+  description: string,
+  params: string[],
+): Pick<ToolDefinition, "role" | "role_source"> {
+  const snakeName = nameWords(name).join("_");
+  const touchesRecords = params.some((p) => RECORD_PARAM.test(nameWords(p).join("_")));
+  if (HANDOFF_NAME.test(snakeName)) return { role: "handoff", role_source: "name" };
+  if (!touchesRecords && UTILITY_NAMES.test(snakeName))
+    return { role: "utility", role_source: "name" };
+  const handsOver = HANDOFF_TEXT.exec(description);
+  // The one handed over must be the conversation or the person, not money or a prescription.
+  if (handsOver?.groups?.object !== undefined || handsOver?.groups?.over !== undefined)
+    return { role: "handoff", role_source: "description" };
+  if (!touchesRecords && TOUCHES_NOTHING.test(description))
+    return { role: "utility", role_source: "description" };
+  return { role: "normal", role_source: "default" };
 }
 
 function access(

@@ -56,13 +56,21 @@ export const McpToolSchema = z.object({
 export const ToolSchema = z.union([OpenAIToolSchema, OpenAIResponsesToolSchema, McpToolSchema]);
 export type ToolInput = z.infer<typeof ToolSchema>;
 
+/** An id as people write them: `confirm_before_transfer`, `verify-identity`, `billing.confirm-payment`. */
+export const RuleIdSchema = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/,
+    "expected 1-64 letters, digits, `_`, `-` or `.`, such as `verify-identity`",
+  );
+
 /** One policy rule; `tools` limits the situations it is tested in to those tools. */
 export const RuleSchema = z.object({
-  id: z
-    .string()
-    .regex(/^[a-z][a-z0-9_]{0,63}$/, "expected a snake_case id such as `confirm_before_transfer`"),
+  id: RuleIdSchema,
   text: z.string().min(1, "expected the rule's text"),
   tools: z.array(toolName).min(1).optional(),
+  /** The heading a rule sits under in a markdown policy ("Refunds › Delivered orders"), as context. */
+  section: z.string().optional(),
 });
 export type Rule = z.infer<typeof RuleSchema>;
 
@@ -79,6 +87,14 @@ export const WorldDialsSchema = z.object({
 });
 export type WorldDials = z.infer<typeof WorldDialsSchema>;
 
+/**
+ * What a tool is for, when the name and description lead the guess astray: `normal` acts on the
+ * world's records; `utility` serves the agent alone (think, calculate) and is kept off the tool
+ * axis; `handoff` hands the conversation to a person and ends it.
+ */
+export const ToolRoleSchema = z.enum(["normal", "utility", "handoff"]);
+export type ToolRole = z.infer<typeof ToolRoleSchema>;
+
 /** The agent spec a user writes: who the agent is, its tools, its policy, and optional axis overrides. */
 export const AgentSpecSchema = z.object({
   name: z.string().min(1, "expected the agent's name"),
@@ -87,12 +103,16 @@ export const AgentSpecSchema = z.object({
   policy: PolicySchema,
   axes: AxesOverrideSchema.optional(),
   world: WorldDialsSchema.optional(),
+  /** Roles for tools whose role the name and description do not tell, by tool name. */
+  tool_roles: z.record(toolName, ToolRoleSchema).optional(),
 });
 export type AgentSpec = z.infer<typeof AgentSpecSchema>;
 
 /** Whether a tool only reads the world or changes it, and what told us. */
 export const ToolAccessSchema = z.enum(["read", "write"]);
 export const AccessSourceSchema = z.enum(["annotation", "verb", "default"]);
+/** Where a tool's role came from: the spec's `tool_roles`, its name, or its description. */
+export const RoleSourceSchema = z.enum(["spec", "name", "description", "default"]);
 
 /** A tool after normalisation: one shape whatever format the spec used. */
 export const ToolDefinitionSchema = z.object({
@@ -102,5 +122,7 @@ export const ToolDefinitionSchema = z.object({
   output_schema: JsonSchemaObjectSchema.optional(),
   access: ToolAccessSchema,
   access_source: AccessSourceSchema,
+  role: ToolRoleSchema,
+  role_source: RoleSourceSchema,
 });
 export type ToolDefinition = z.infer<typeof ToolDefinitionSchema>;

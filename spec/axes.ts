@@ -51,7 +51,10 @@ export const DEFAULT_HISTORIES = {
 
 const axisValueName = z
   .string()
-  .regex(/^[a-z][a-z0-9_]{0,63}$/, "expected a snake_case name such as `hurried` (a-z, 0-9, _)");
+  .regex(
+    /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/,
+    "expected a name of 1-64 letters, digits, `_`, `-` or `.` starting with a letter, such as `hurried`",
+  );
 
 /** A named axis value with a prose description used by writers and people. */
 export const NamedValueSchema = z.object({

@@ -35,6 +35,34 @@ export const RunOptionsSchema = z.object({
 });
 export type RunOptions = z.infer<typeof RunOptionsSchema>;
 
+/** One quality figure: how many of how many, and the share (null when there was nothing to count). */
+export const QualityFigureSchema = z.object({
+  count: z.int().min(0),
+  of: z.int().min(0),
+  fraction: z.number().min(0).max(1).nullable(),
+});
+export type QualityFigure = z.infer<typeof QualityFigureSchema>;
+
+/** What a run measured about its own data (see the README's "Data quality"). */
+export const QualitySchema = z.object({
+  rows: z.int().min(0),
+  /** Plain rows (normal world, ok condition, no slip) in which the situation's tool really ran. */
+  situation_tool_exercised: QualityFigureSchema,
+  /** Rows in which a role repeated itself: the person's same words twice, the agent's same message or call three times. */
+  loops: QualityFigureSchema,
+  /** Read answers that found nothing, in normal-world rows with an honest person. */
+  empty_lookups: QualityFigureSchema,
+  /** Tool calls that put a sentence into an argument holding a detail (an id, a name, a code). */
+  sentence_arguments: QualityFigureSchema,
+  /** Writes under a confirmation rule preceded by a go-ahead question and a yes (deliberate slips left out). */
+  confirmed_writes: QualityFigureSchema,
+  /** Distinct five-word frames among the rows' opening messages. */
+  distinct_openings: QualityFigureSchema,
+  /** Tools some row was planned for that no row ever called. */
+  tools_never_called: z.array(z.string()),
+});
+export type Quality = z.infer<typeof QualitySchema>;
+
 /** The sidecar `<file>.meta.json` of a dataset: how it was made and what it covers. */
 export const DatasetMetaSchema = z.object({
   version: z.literal(1),
@@ -45,6 +73,7 @@ export const DatasetMetaSchema = z.object({
   rows: z.int().min(0),
   complete: z.boolean(),
   coverage: CoverageSchema,
+  quality: QualitySchema.optional(),
   degraded: DegradedSchema,
   warnings: z.array(z.string()),
   search: SearchReportSchema,

@@ -31,6 +31,12 @@ export const PersonDetailsSchema = z.object({
   claims: z.record(z.string(), z.unknown()),
   /** Identifiers the person hesitates between, by parameter, where two records fit what they mean. */
   candidates: z.record(z.string(), z.array(z.string())),
+  /**
+   * Every other detail the person can state about themselves, by field, as they would say it:
+   * `first_name`, `last_name`, `date_of_birth`, `zip`, `address`, and any detail their own record
+   * is looked up by (a membership number). Wrong only where the world axis says so.
+   */
+  details: z.record(z.string(), z.string()),
 });
 export type PersonDetails = z.infer<typeof PersonDetailsSchema>;
 

@@ -1,10 +1,11 @@
-import type { Goal, WorldRecord } from "../../spec/index.ts";
+import type { Goal, PersonDetails, WorldRecord } from "../../spec/index.ts";
 import { lookup } from "../lookup.ts";
 import type { Rng } from "../rng.ts";
-import type { EntityModel, ToolModel } from "../world/model.ts";
+import { fitDetail, identityKey } from "../world/identity.ts";
+import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
 import { snake } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
-import { money, valueFor } from "../world/values.ts";
+import { datesInOrder, money, personIdentity, valueFor } from "../world/values.ts";
 import type { World } from "../world/world.ts";
 import { keep } from "./style.ts";
 
@@ -37,12 +38,18 @@ const VERB_WORDS: Record<string, string> = {
   cancel: "cancel",
 };
 
+/** The parts of a postal address, which a move changes together. */
+const ADDRESS_PARTS = new Set(["street", "address", "city", "zip", "state", "country"]);
+
 /** Arguments the agent composes itself rather than asking the person for. */
-export const AGENT_WRITTEN = /^(summary|notes?|comment|memo|message|resolution|description)$/;
+export const AGENT_WRITTEN =
+  /^(summary|notes?|comment|memo|message|resolution|description|thought|access_notes|special_requests)$/;
 
 /**
  * What the person wants from this situation: the call of the situation's tool that would do it,
- * with the values they hold or have in mind, and the request in words (values marked to survive styling).
+ * with the values they hold or have in mind, and the request in words (values marked to survive
+ * styling). Every value comes from the world the person lives in: their own details, the records
+ * they hold, and the catalog they choose from; so in a `normal` world the call finds what it asks for.
  */
 export function goalOf(world: World, rng: Rng): Goal {
   const tool = world.model.tools.get(world.situation.axes.tool) as ToolModel;
@@ -51,25 +58,49 @@ export function goalOf(world: World, rng: Rng): Goal {
   const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
   const args: Record<string, unknown> = {};
   const required = new Set(tool.tool.parameters.required ?? []);
+  const lookedUp = tool.kind === "read_many" ? lookupRecord(world, tool, rng) : undefined;
+  // A write that takes an address takes where the person is moving to, one whole new address.
+  const moving =
+    tool.kind === "change" || tool.kind === "create"
+      ? personIdentity(rng.fork("new address"), 0, world.model.places)
+      : null;
   for (const [param, schema] of Object.entries(properties)) {
     const held = lookup(world.person.ids, param);
-    // Optional arguments stay out of the request: the person asks for what the tool needs.
-    if (!required.has(param) && held === undefined && !tool.idEntities.has(param)) continue;
-    if (held !== undefined)
-      args[param] = schema.type === "integer" || schema.type === "number" ? Number(held) : held;
-    else if (tool.refs.some((r) => r.param === param && r.by === "email"))
-      args[param] = world.person.email;
-    else if (tool.idEntities.has(param) || param === tool.limitParam) continue;
-    else if (param === tool.amountParam) args[param] = amountFor(subject, rng);
+    const ref = tool.refs.find((r) => r.param === param);
+    const known = personDetail(world.person, param);
+    // A detail counts only in a form the argument takes: one of its enum, when it has one.
+    const detail =
+      known !== undefined && (!Array.isArray(schema.enum) || schema.enum.includes(known))
+        ? known
+        : undefined;
+    // Optional arguments stay out of the request: the person asks for what the tool needs, and
+    // gives the details a lookup finds them by.
+    const filters =
+      tool.kind === "read_many" && tool.filters.includes(param) && detail !== undefined;
+    if (!required.has(param) && held === undefined && !tool.idEntities.has(param) && !filters)
+      continue;
+    if (held !== undefined) args[param] = typed(schema, held);
+    else if (ref?.by === "email") args[param] = world.person.email;
+    else if (ref?.many) {
+      const ids = manyIds(world, tool, ref, subject, args, rng);
+      if (ids.length > 0) args[param] = ids;
+    } else if (lookedUp?.[snake(param)] !== undefined) args[param] = lookedUp[snake(param)];
+    else if (ref && (ref.role === "new" || world.model.entities.get(ref.entity)?.catalog)) {
+      const chosen = choice(world, ref, subject, rng);
+      if (chosen !== undefined) args[param] = typed(schema, chosen);
+    } else if (tool.idEntities.has(param) || param === tool.limitParam) continue;
+    else if (param === tool.amountParam)
+      args[param] = withinBounds(amountFor(world, tool, subject, rng), schema);
     else if (AGENT_WRITTEN.test(snake(param))) continue;
-    else
-      args[param] = valueFor(snake(param), schema, {
-        rng,
-        entity: entity.name,
-        isPerson: false,
-        currency: "USD",
-      });
+    else if (detail !== undefined && schema.type !== "array" && schema.type !== "object") {
+      const key = identityKey(snake(param));
+      const value = moving && key && ADDRESS_PARTS.has(key) ? moving[key] : detail;
+      args[param] = typed(schema, fitDetail(snake(param), value, schema.pattern));
+    } else if (Array.isArray(schema.enum) && schema.enum.length > 0)
+      args[param] = rng.pick(schema.enum);
+    else args[param] = objectFor(world, tool, param, schema, rng, entity);
   }
+  datesInOrder(args);
   const goal: Goal = {
     tool: tool.tool.name,
     arguments: args,
@@ -92,25 +123,183 @@ export function goalOf(world: World, rng: Rng): Goal {
   return goal;
 }
 
-/** The record the request is about, when the person holds its id and it exists. */
+/** A detail the person holds for a parameter: by its name, or by the identity it names (`billing_zip` → their zip). */
+export function personDetail(person: PersonDetails, param: string): string | undefined {
+  const key = snake(param);
+  const direct = lookup(person.details, key) ?? lookup(person.details, param);
+  if (direct !== undefined) return direct;
+  const identity = identityKey(key);
+  if (identity === "name") return person.name;
+  if (identity === "email") return person.email;
+  if (identity === "phone") return person.phone;
+  return identity ? lookup(person.details, identity) : undefined;
+}
+
+/** A held value as the parameter's type takes it. */
+function typed(schema: SchemaFragment | undefined, value: string): unknown {
+  return schema?.type === "integer" || schema?.type === "number" ? Number(value) : value;
+}
+
+/** The record a request is about, when the person holds its id and it exists. */
 function subjectRecord(world: World, tool: ToolModel): WorldRecord | undefined {
   const state = world.describe();
   if (!state.subject.id) return undefined;
   const entity = world.model.entities.get(state.subject.entity) as EntityModel;
-  return tool.idParam ? world.store.get(entity.name, state.subject.id) : undefined;
+  return tool.idParam || tool.refs.length > 0
+    ? world.store.get(entity.name, state.subject.id)
+    : undefined;
 }
 
-function amountFor(subject: WorldRecord | undefined, rng: Rng): number {
+/**
+ * The record a list or search is after: the person themselves when it lists people; else one of
+ * theirs, or of the catalog, under the records they hold the ids of (a claim's inspection slots).
+ */
+function lookupRecord(world: World, tool: ToolModel, rng: Rng): WorldRecord | undefined {
+  const entity = world.model.entities.get(tool.entity) as EntityModel;
+  const personId = world.describe().person.customer_id;
+  if (entity.isPerson) return world.store.get(entity.name, personId);
+  const held = tool.refs.flatMap((r) => {
+    const id = lookup(world.person.ids, r.param);
+    const refEntity = world.model.entities.get(r.entity) as EntityModel;
+    return id === undefined || r.many ? [] : [{ field: refEntity.idField, id }];
+  });
+  const under = (record: WorldRecord) =>
+    held.every((h) => record[h.field] === undefined || String(record[h.field]) === h.id);
+  const own = world.store.ownedBy(entity.name, personId).filter(under);
+  const pool = own.length > 0 ? own : [...world.store.all(entity.name)].filter(under);
+  return pool.length > 0 ? rng.pick(pool) : undefined;
+}
+
+/** Ids for a list argument: of the subject's own records (the items of their order), or others for a replacement (`new_item_ids`). */
+function manyIds(
+  world: World,
+  tool: ToolModel,
+  ref: Ref,
+  subject: WorldRecord | undefined,
+  args: Record<string, unknown>,
+  rng: Rng,
+): string[] {
+  const entity = world.model.entities.get(ref.entity) as EntityModel;
+  const subjectEntity = world.model.entities.get(tool.entity) as EntityModel;
+  const subjectId = subject?.[subjectEntity.idField];
+  const own =
+    subjectId !== undefined && entity.parent?.entity === subjectEntity.name
+      ? world.store.childrenOf(entity.name, String(subjectId))
+      : world.store.ownedBy(entity.name, world.describe().person.customer_id);
+  if (ref.role === "new") {
+    const count = Math.max(
+      1,
+      ...tool.refs
+        .filter((r) => r.many && r.role !== "new")
+        .map((r) => (Array.isArray(args[r.param]) ? (args[r.param] as unknown[]).length : 0)),
+    );
+    const others = [...world.store.all(entity.name)].filter((r) => !own.includes(r));
+    return pickSome(others, count, rng).map((r) => String(r[entity.idField]));
+  }
+  return pickSome(own, 1 + rng.int(Math.min(2, Math.max(1, own.length))), rng).map((r) =>
+    String(r[entity.idField]),
+  );
+}
+
+/** A record the person chooses: another than the subject holds now (a new plan, a new slot), else any. */
+function choice(
+  world: World,
+  ref: Ref,
+  subject: WorldRecord | undefined,
+  rng: Rng,
+): string | undefined {
+  const entity = world.model.entities.get(ref.entity) as EntityModel;
+  const current = subject?.[entity.idField] ?? subject?.[snake(ref.param)];
+  const pool = [...world.store.all(entity.name)].filter((r) => r[entity.idField] !== current);
+  return pool.length > 0 ? String(rng.pick(pool)[entity.idField]) : undefined;
+}
+
+function pickSome<T>(pool: T[], count: number, rng: Rng): T[] {
+  const left = [...pool];
+  const out: T[] = [];
+  while (out.length < count && left.length > 0)
+    out.push(left.splice(rng.int(left.length), 1)[0] as T);
+  return out;
+}
+
+/**
+ * A value for an argument the person makes up (a new address, a date), or an object or list of
+ * objects built from the records they name: a flight's number and date from a flight the world
+ * has, a payment from their own payment method.
+ */
+function objectFor(
+  world: World,
+  tool: ToolModel,
+  param: string,
+  schema: SchemaFragment,
+  rng: Rng,
+  entity: EntityModel,
+): unknown {
+  const ctx = { rng, entity: entity.name, isPerson: false, currency: "USD" };
+  const item = schema.type === "array" ? schema.items : schema;
+  if (item?.type !== "object" || !item.properties) return valueFor(snake(param), schema, ctx);
+  const build = () => {
+    const nested = tool.nested.find((n) => n.param === param);
+    const source = nested ? recordOf(world, nested.entity, rng) : undefined;
+    const out: Record<string, unknown> = {};
+    for (const [key, sub] of Object.entries(item.properties ?? {})) {
+      const detail = personDetail(world.person, key);
+      if (source && source[key] !== undefined) out[key] = source[key];
+      else if (source && nested && key === nested.key)
+        out[key] = source[(world.model.entities.get(nested.entity) as EntityModel).idField];
+      else if (detail !== undefined && sub.type !== "object" && sub.type !== "array")
+        out[key] = typed(sub, detail);
+      else out[key] = valueFor(snake(key), sub, ctx);
+    }
+    return out;
+  };
+  return schema.type === "array" ? [build()] : build();
+}
+
+/** A record of an entity the person may name: their own, else any. */
+function recordOf(world: World, name: string, rng: Rng): WorldRecord | undefined {
+  const own = world.store.ownedBy(name, world.describe().person.customer_id);
+  const pool = own.length > 0 ? own : [...world.store.all(name)];
+  return pool.length > 0 ? rng.pick(pool) : undefined;
+}
+
+/** An amount inside the schema's bounds, in whole cents. */
+function withinBounds(amount: number, schema: SchemaFragment): number {
+  const low =
+    schema.minimum ??
+    (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 0.01 : 0.01);
+  const high = schema.maximum ?? Number.POSITIVE_INFINITY;
+  return Math.round(Math.min(high, Math.max(low, amount)) * 100) / 100;
+}
+
+/** The amount the person has in mind: the subject's total, else a sum their account can cover. */
+function amountFor(
+  world: World,
+  tool: ToolModel,
+  subject: WorldRecord | undefined,
+  rng: Rng,
+): number {
   const total =
     subject &&
     ["total", "amount", "price"].map((f) => subject[f]).find((v) => typeof v === "number");
-  return typeof total === "number" ? total : money(rng, 20, 400);
+  if (typeof total === "number") return total;
+  const debit = tool.debit ? lookup(world.person.ids, tool.debit.param) : undefined;
+  const account = debit ? world.store.get(tool.debit?.entity as string, debit) : undefined;
+  const entity = tool.debit ? world.model.entities.get(tool.debit.entity) : undefined;
+  const available = entity?.balanceFields
+    .map((f) => account?.[f])
+    .filter((v): v is number => typeof v === "number");
+  const cap = available && available.length > 0 ? Math.min(...available) * 0.8 : 400;
+  return money(rng, Math.min(20, cap / 2), Math.max(cap, 1));
 }
 
 /** "cancel my order W1234567 because it arrived damaged", with every value kept verbatim. */
 function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, unknown>): string {
   if (tool.kind === "handoff") return "talk to a human";
-  const nouns = snake(tool.tool.name).split("_").slice(1).join(" ");
+  const nouns = snake(tool.tool.name)
+    .split("_")
+    .filter((w) => w !== tool.verb)
+    .join(" ");
   const named = (param: string) =>
     `my ${(tool.idEntities.get(param) ?? tool.entity).replace(/_/g, " ")} ${keep(String(args[param]))}`;
   const amount =
@@ -129,7 +318,7 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
   }
   if (id && amount) parts.push(`of ${amount}`);
   for (const ref of tool.refs) {
-    if (ref.by !== "id" || args[ref.param] === undefined) continue;
+    if (ref.by !== "id" || args[ref.param] === undefined || ref.many) continue;
     const direction =
       ref === tool.debit
         ? "from"
@@ -143,12 +332,8 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
     parts.push(`${direction} ${named(ref.param)}`);
   }
   for (const [param, value] of Object.entries(args)) {
-    if (
-      param === tool.idParam ||
-      param === tool.amountParam ||
-      tool.refs.some((r) => r.param === param)
-    )
-      continue;
+    if (param === tool.idParam || param === tool.amountParam) continue;
+    if (tool.refs.some((r) => r.param === param && !r.many)) continue;
     parts.push(argumentPhrase(param, value));
   }
   return parts.join(" ");
@@ -166,15 +351,23 @@ const CREATE_VERBS = new Set([
   "new",
 ]);
 
+/** A value as a person says it: lists joined with "and", objects as "label value" pairs. */
+export function spokenValue(value: unknown): string {
+  if (Array.isArray(value)) return value.map(spokenValue).join(" and ");
+  if (value !== null && typeof value === "object")
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${snake(k).replace(/_/g, " ")} ${spokenValue(v)}`)
+      .join(", ");
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  return String(value);
+}
+
 /** A non-identifier argument as a person says it: "to 5 Quay Street", "because it arrived damaged". */
 export function argumentPhrase(param: string, value: unknown): string {
   const key = snake(param);
-  const v = keep(
-    typeof value === "object" && value !== null
-      ? JSON.stringify(value)
-      : String(value).replace(/_/g, " "),
-  );
-  if (/address/.test(key)) return `to ${v}`;
+  const v = keep(typeof value === "string" ? value.replace(/_/g, " ") : spokenValue(value));
+  if (/address/.test(key) && !/email/.test(key)) return `to ${v}`;
   if (/reason/.test(key)) return `because ${v}`;
   if (/variant|size|colou?r/.test(key)) return `for ${v}`;
   if (/priority/.test(key)) return `with ${v} priority`;

@@ -7,7 +7,13 @@ import type { JsonSchemaObject } from "../../spec/index.ts";
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
 const addFormats = addFormatsModule as unknown as typeof addFormatsModule.default;
 
-const options = { allErrors: true, strict: false, validateFormats: true } as const;
+// multipleOfPrecision: 163.42 is a multiple of 0.01 although 163.42 / 0.01 is 16341.999… in floats.
+const options = {
+  allErrors: true,
+  strict: false,
+  validateFormats: true,
+  multipleOfPrecision: 9,
+} as const;
 const validators = {
   draft7: addFormats(new Ajv(options)),
   draft2019: addFormats(new Ajv2019(options)),

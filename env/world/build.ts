@@ -6,10 +6,12 @@ import type {
   WorldState,
 } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
+import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
+import { meets } from "./statuses.ts";
 import { Store } from "./store.ts";
-import { money, personIdentity, valueFor, worldCurrency } from "./values.ts";
+import { datesInOrder, money, personIdentity, valueFor, worldCurrency } from "./values.ts";
 
 /** A built world: its records, what the person holds, and the description a row keeps. */
 export interface BuiltWorld {
@@ -20,8 +22,20 @@ export interface BuiltWorld {
 
 /** Other customers in a world of default size, so that the person's records are not the only ones. */
 const OTHER_PEOPLE = 6;
-
-type Identity = ReturnType<typeof personIdentity>;
+/** The identity details a person states as they know them (name, email and phone have fields of their own). */
+const IDENTITY_DETAILS = [
+  "first_name",
+  "last_name",
+  "date_of_birth",
+  "street",
+  "city",
+  "zip",
+  "state",
+  "country",
+  "address",
+] as const;
+/** Records of a catalog (products, plans, flights): fewest, and how many more at most. */
+const CATALOG_SIZE = { least: 8, more: 5 };
 
 /**
  * Generates the records of a situation's world and shapes them by its `world` axis value: the
@@ -38,6 +52,7 @@ export function buildWorld(
   const maker = new RecordMaker(model, new Store(model), rng.fork("records"), worldCurrency(rng));
   const person = maker.person(0);
   const personId = person.record[model.person.idField] as string;
+  maker.catalogs();
   maker.holdings(person, true);
   for (let n = 1; n <= OTHER_PEOPLE || (size !== undefined && maker.count < size); n++)
     maker.holdings(maker.person(n), false);
@@ -67,20 +82,31 @@ class RecordMaker {
     this.currency = currency;
   }
 
-  /** A person record; serial 0 is the one the conversation is with. */
+  /** A person record, its details from their identity; serial 0 is the one the conversation is with. */
   person(serial: number): { record: WorldRecord; identity: Identity } {
-    const identity = personIdentity(this.rng, serial);
+    const identity = personIdentity(this.rng, serial, this.model.places);
     const record = this.make(this.model.person, identity, {});
-    Object.assign(record, identity);
     this.add(this.model.person, record);
     return { record, identity };
+  }
+
+  /** The records nobody owns (products, plans, flights), with their children. */
+  catalogs(): void {
+    for (const entity of this.model.entities.values()) {
+      if (!entity.catalog || !entity.seeded) continue;
+      const n = Math.min(
+        CATALOG_SIZE.least + this.rng.int(CATALOG_SIZE.more),
+        entity.idFormat.values?.length ?? Number.POSITIVE_INFINITY,
+      );
+      for (let i = 0; i < n; i++) this.withChildren(entity, undefined, {});
+    }
   }
 
   /** Root records a person owns (orders, accounts…) and their children (items, transactions…). */
   holdings(owner: { record: WorldRecord; identity: Identity }, isSubject: boolean): void {
     const ownerId = owner.record[this.model.person.idField] as string;
     for (const entity of this.model.entities.values()) {
-      if (entity.isPerson || entity.parent || !entity.seeded) continue;
+      if (entity.isPerson || entity.parent || entity.catalog || !entity.seeded) continue;
       const n = isSubject ? 2 + this.rng.int(2) : 1 + this.rng.int(3);
       for (let i = 0; i < n; i++)
         this.withChildren(entity, owner.identity, { [this.model.person.idField]: ownerId });
@@ -88,7 +114,11 @@ class RecordMaker {
   }
 
   /** A record and, recursively, the child records that belong to it. */
-  withChildren(entity: EntityModel, identity: Identity, links: WorldRecord): WorldRecord {
+  withChildren(
+    entity: EntityModel,
+    identity: Identity | undefined,
+    links: WorldRecord,
+  ): WorldRecord {
     const record = this.make(entity, identity, links);
     this.add(entity, record);
     for (const child of this.model.entities.values()) {
@@ -108,7 +138,7 @@ class RecordMaker {
   }
 
   /** A record of an entity with a fresh id, its links, generated fields and a usable status. */
-  make(entity: EntityModel, identity: Identity, links: WorldRecord): WorldRecord {
+  make(entity: EntityModel, identity: Identity | undefined, links: WorldRecord): WorldRecord {
     const record: WorldRecord = { [entity.idField]: this.freshId(entity), ...links };
     const childField = [...this.model.entities.values()].find(
       (c) => c.parent?.entity === entity.name,
@@ -118,7 +148,7 @@ class RecordMaker {
       entity: entity.name,
       isPerson: entity.isPerson,
       currency: this.currency,
-      owner: identity,
+      ...(identity ? { owner: identity } : {}),
     };
     for (const [field, schema] of entity.fields) {
       if (field === childField || field in record) continue;
@@ -130,6 +160,7 @@ class RecordMaker {
       for (const field of rest) record[field] = record[first];
     }
     if (!entity.isPerson) record.status = this.rng.pick(entity.statuses.usable);
+    datesInOrder(record);
     return record;
   }
 
@@ -167,6 +198,8 @@ class Subject {
   readonly #tool: ToolModel;
   readonly #personId: string;
   readonly #identity: Identity;
+  /** Who the person turns out to be when the world has no record of them (record_missing). */
+  #stranger: Identity | null = null;
   readonly #rng: Rng;
   readonly entity: EntityModel;
   record: WorldRecord | null;
@@ -205,15 +238,21 @@ class Subject {
     const target = this.#statusTarget();
     const idOf = (r: WorldRecord, e: EntityModel) => r[e.idField] as string;
     switch (world) {
-      case "normal":
-        if (
-          target &&
-          target.record.status !== undefined &&
-          target.entity.statuses.terminal.includes(target.record.status as string)
-        ) {
-          target.record.status = this.#rng.pick(target.entity.statuses.usable);
-        }
+      case "normal": {
+        // A usable record, in a state the situation's tool acts in (a pending order for cancel_pending_order).
+        if (!target || target.record.status === undefined) return {};
+        const requires = target.entity === this.entity ? this.#tool.requires : null;
+        const status = target.record.status as string;
+        const final = target.entity.statuses.terminal.includes(status);
+        if ((!final || requires?.statuses.includes(status)) && meets(requires, status)) return {};
+        const fitting = target.entity.statuses.usable.filter((s) => meets(requires, s));
+        const wanted = requires?.statuses ?? [];
+        target.record.status = this.#rng.pick(
+          wanted.length > 0 ? wanted : fitting.length > 0 ? fitting : target.entity.statuses.usable,
+        );
+        this.#store.changed(target.entity.name, target.record);
         return {};
+      }
       case "record_missing":
         return this.#makeMissing();
       case "terminal_state": {
@@ -264,14 +303,27 @@ class Subject {
 
   /** The details the person holds, for the people who will play them. */
   details(): PersonDetails {
+    const identity = this.#stranger ?? this.#identity;
+    const details: Record<string, string> = {};
+    for (const key of IDENTITY_DETAILS) details[key] = identity[key];
+    // Details the person's record is looked up by that are not identity (a membership number) are theirs too.
+    const own = this.#stranger
+      ? undefined
+      : this.#store.get(this.#model.person.name, this.#personId);
+    for (const field of this.#model.person.fields.keys()) {
+      const value = own?.[field];
+      if (identityKey(field) === null && (typeof value === "string" || typeof value === "number"))
+        details[field] = String(value);
+    }
     return {
-      name: this.#identity.name,
-      email: this.#ids.get("__email") ?? this.#identity.email,
-      phone: this.#identity.phone,
+      name: identity.name,
+      email: this.#ids.get("__email") ?? identity.email,
+      phone: identity.phone,
       ids: Object.fromEntries([...this.#ids].filter(([param]) => param !== "__email")),
       about: this.#about(),
       claims: this.#claims,
       candidates: this.#candidates,
+      details,
     };
   }
 
@@ -309,7 +361,9 @@ class Subject {
   }
 
   #pick(entity: EntityModel): WorldRecord | null {
-    const owned = this.#store.ownedBy(entity.name, this.#personId);
+    const owned = entity.catalog
+      ? [...this.#store.all(entity.name)]
+      : this.#store.ownedBy(entity.name, this.#personId);
     return owned.length > 0 ? this.#rng.pick(owned) : null;
   }
 
@@ -318,12 +372,22 @@ class Subject {
     const t = this.#tool;
     const params = [
       ...(t.idParam
-        ? [{ param: t.idParam, entity: t.entity, role: null as string | null, by: "id" }]
+        ? [
+            {
+              param: t.idParam,
+              entity: t.entity,
+              role: null as string | null,
+              by: "id",
+              many: false,
+            },
+          ]
         : []),
       ...t.refs,
     ];
-    for (const { param, entity: name, role, by } of params) {
+    for (const { param, entity: name, role, by, many } of params) {
       const entity = this.#model.entities.get(name) as EntityModel;
+      // Lists of ids, replacements and catalog choices are what the person wants, not what they hold.
+      if (many || role === "new" || (entity.catalog && param !== t.idParam)) continue;
       if (by === "email") {
         this.#ids.set(param, this.#identity.email);
         continue;
@@ -347,7 +411,11 @@ class Subject {
   }
 
   #pickOther(entity: EntityModel, not: WorldRecord | null): WorldRecord | null {
-    const owned = this.#store.ownedBy(entity.name, this.#personId).filter((r) => r !== not);
+    const owned = (
+      entity.catalog
+        ? [...this.#store.all(entity.name)]
+        : this.#store.ownedBy(entity.name, this.#personId)
+    ).filter((r) => r !== not);
     return owned.length > 0 ? this.#rng.pick(owned) : null;
   }
 
@@ -363,7 +431,8 @@ class Subject {
   #makeMissing(): Record<string, unknown> {
     this.#exists = false;
     if (this.entity.isPerson) {
-      const stranger = personIdentity(this.#rng, 97);
+      const stranger = personIdentity(this.#rng, 97, this.#model.places);
+      this.#stranger = stranger;
       const email = this.#store.personByEmail(stranger.email)
         ? `x.${stranger.email}`
         : stranger.email;

@@ -10,6 +10,7 @@ export interface IdParameter {
   pattern?: string;
   type?: string | string[];
   format?: string;
+  enum?: unknown[];
 }
 
 /** An identifier found in text, and the index it starts at. */
@@ -26,13 +27,18 @@ export interface IdFormat {
   /** The same identifiers with where each starts, so callers need not search for them again. */
   locate(text: string): IdMatch[];
   /** Where the shape came from. */
-  source: "example" | "pattern" | "integer" | "uuid" | "default";
+  source: "example" | "pattern" | "integer" | "uuid" | "enum" | "default";
+  /** The whole set of ids when the schema lists them (`plan_code` with an enum): the records are those, and no more. */
+  values?: readonly string[];
+  /** For a closed set: an id outside it, for what does not exist (a plan the person misremembers). */
+  outside?: (rng: Rng) => string;
   /** Whether the parameters take the id as a number (`type: integer`), not a string. */
   numeric: boolean;
 }
 
+/** An example in a description: "such as W2378156", "e.g. '#W0000000'", "e.g. ACC 4410 2231". */
 const EXAMPLE =
-  /(?:such as|e\.g\.,?|for example,?|for instance,?|like|example:)\s*[`"']?([A-Za-z0-9][A-Za-z0-9_-]{1,30}[A-Za-z0-9])/i;
+  /(?:such as|e\.g\.,?|for example,?|for instance,?|like|example:|format:?)\s*[`"']?(#?[A-Za-z0-9][A-Za-z0-9_-]{1,30}[A-Za-z0-9](?: [A-Z0-9]{0,8}\d[A-Z0-9]{0,8}){0,3})/i;
 /** Fewest digits an identifier gets, so that a world has room for thousands of distinct ones. */
 const MIN_DIGITS = 4;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
@@ -58,6 +64,25 @@ export function idFormat(
   });
   const fits = (id: string) => checks.every((re) => re.test(id));
   const types = params.flatMap((p) => (Array.isArray(p.type) ? p.type : p.type ? [p.type] : []));
+  const listed = params.find((p) => Array.isArray(p.enum) && p.enum.length > 0)?.enum;
+  if (listed) {
+    const values = [...new Set(listed.map(String))];
+    const pattern = new RegExp(
+      `(?<![\\w#])(?:${values
+        .map(regexLiteral)
+        .sort((a, b) => b.length - a.length)
+        .join("|")})(?![\\w])`,
+      "g",
+    );
+    return withFind({
+      source: "enum",
+      numeric: false,
+      values,
+      make: (rng) => values[rng.int(values.length)] as string,
+      outside: (rng) => `${prefix}_${digits(rng, 4)}`,
+      locate: (text) => [...text.matchAll(pattern)].map((m) => ({ value: m[0], at: m.index })),
+    });
+  }
   if (params.some((p) => p.format === "uuid")) {
     return withFind({
       source: "uuid",
@@ -84,7 +109,7 @@ export function idFormat(
       source: "example",
       numeric: false,
       make: (rng) => widened.replace(/\d/g, () => digits(rng, 1)),
-      locate: finder(new RegExp(`\\b${shape}\\b`, "g")),
+      locate: finder(new RegExp(`(?<![\\w#])${shape}\\b`, "g")),
     });
   }
   for (const pattern of patterns) {
@@ -146,6 +171,14 @@ export function uniqueId(
   taken: (id: string) => boolean,
   entity: string,
 ): string {
+  if (format.values) {
+    const free = format.values.filter((v) => !taken(v));
+    if (free.length > 0) return free[rng.int(free.length)] as string;
+    for (let attempt = 0; format.outside && attempt < ATTEMPTS; attempt++) {
+      const id = format.outside(rng);
+      if (!taken(id)) return id;
+    }
+  }
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const id = format.make(rng);
     if (!taken(id)) return id;

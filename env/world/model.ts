@@ -1,14 +1,23 @@
 import type { ToolDefinition } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { lookup } from "../lookup.ts";
-import { verbOf } from "../tools.ts";
+import { nameWords, verbOf } from "../tools.ts";
 import { type ArgumentCheck, argumentCheck } from "./arguments.ts";
+import { identityKey, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, uniquePrefix } from "./ids.ts";
+import {
+  type Requirement,
+  requirementOf,
+  STATUS_WORDS,
+  type Statuses,
+  statusesOf,
+  statusKey,
+} from "./statuses.ts";
 import { plural, type SchemaFragment, singular } from "./values.ts";
-import { STATUS_AFTER, STATUSES } from "./vocabulary.ts";
+import { type Place, STATUS_AFTER } from "./vocabulary.ts";
 
 /** What a tool does to the world. */
-export type ToolKind = "read_one" | "read_many" | "change" | "create" | "handoff";
+export type ToolKind = "read_one" | "read_many" | "change" | "create" | "handoff" | "utility";
 
 /** A kind of record the world stores, inferred from the tools' identifiers, outputs and names. */
 export interface EntityModel {
@@ -22,22 +31,33 @@ export interface EntityModel {
   written: Map<string, SchemaFragment | undefined>;
   /** The record this one belongs to (a transaction to an account), when a tool names both. */
   parent: { entity: string; field: string } | null;
-  statuses: { usable: string[]; terminal: string[] };
-  /** The person's own entity (customer or user). */
+  statuses: Statuses;
+  /** The person's own entity (customer, user, patient, guest…). */
   isPerson: boolean;
   /** Numeric fields that hold the money the record has (balances), moved by transfers and payments. */
   balanceFields: string[];
   /** Whether records of it exist before any call (false for what only a tool creates, such as transfers). */
   seeded: boolean;
+  /** Records nobody owns, listed for anyone (products, plans, flights, stores): a catalog. */
+  catalog: boolean;
 }
 
 /** An argument that must name an existing record. */
 export interface Ref {
   param: string;
   entity: string;
-  /** Direction of a money movement, from the parameter's prefix (`from_account_id`, `to_account_id`). */
-  role: "from" | "to" | null;
+  /** Direction of a money movement or a replacement (`from_account_id`, `to_…`, `new_item_ids`). */
+  role: "from" | "to" | "new" | null;
   by: "id" | "email";
+  /** It holds a list of ids (`item_ids`). */
+  many: boolean;
+}
+
+/** An identifier inside an object argument (`flights[].flight_number`), which must name a record too. */
+export interface NestedRef {
+  param: string;
+  key: string;
+  entity: string;
 }
 
 /** How one tool reads or changes the world. */
@@ -52,11 +72,15 @@ export interface ToolModel {
   idByEmail: boolean;
   /** Other arguments that must name existing records. */
   refs: Ref[];
+  /** Identifiers inside object arguments. */
+  nested: NestedRef[];
   /** Fields an answer shows (from the output schema or the description), or null for all of them. */
   view: string[] | null;
   /** change: arguments written onto the record, argument → field. */
   sets: Map<string, string>;
   statusAfter: string | null;
+  /** change: the states of its record it acts in, read from its name and description. */
+  requires: Requirement | null;
   /** read_many: arguments that filter on a record field, and the one that caps the count. */
   filters: string[];
   limitParam: string | null;
@@ -73,10 +97,10 @@ export interface ToolModel {
   idEntities: Map<string, string>;
 }
 
+/** Words that never name an entity in a tool's name. */
 const STOP = new Set([
   "to",
   "for",
-  "by",
   "of",
   "the",
   "a",
@@ -85,6 +109,7 @@ const STOP = new Set([
   "from",
   "in",
   "on",
+  "at",
   "my",
   "all",
   "details",
@@ -96,11 +121,107 @@ const STOP = new Set([
   "data",
   "new",
   "existing",
+  "current",
+  "status",
+  "summary",
+  "overview",
+  "one",
+  "request",
+  "available",
+  "upcoming",
+  "recent",
+  "past",
+  "options",
 ]);
-const LIST_VERBS = new Set(["list", "search", "find", "browse", "query", "filter"]);
-const PERSON_WORDS = new Set(["customer", "user", "client", "member", "profile", "person"]);
+/** Verbs that make a new record, whatever the call names (`book_room` makes a booking). */
+const CREATE_VERBS = new Set([
+  "book",
+  "reserve",
+  "create",
+  "open",
+  "register",
+  "place",
+  "file",
+  "log",
+  "raise",
+  "report",
+  "request",
+  "schedule",
+  "issue",
+  "generate",
+]);
+/** Verbs that sign someone new up: their email names nobody yet. */
+const SIGN_UP = new Set(["register", "signup", "enroll", "enrol", "invite", "onboard"]);
+/** Verbs that change a record in place, even when the call carries an amount. */
+const CHANGE_VERBS = new Set([
+  "update",
+  "change",
+  "modify",
+  "edit",
+  "set",
+  "replace",
+  "swap",
+  "switch",
+  "select",
+  "assign",
+  "adjust",
+  "amend",
+  "reschedule",
+  "rename",
+]);
+/** What a payment is made with: a means, not the record a call is about. */
+const INSTRUMENT = /(^|_)(payment_method|card|wallet|gift_card|bank_account|payment)$/;
+/** What booking something makes, when the spec has such records. */
+const BOOKINGS = ["reservation", "booking", "appointment"];
+/** Words for a part of a record, not a record of its own: `get_balance(account_id)` reads the account. */
+const FIELD_WORDS = new Set([
+  "balance",
+  "hour",
+  "usage",
+  "limit",
+  "setting",
+  "preference",
+  "history",
+  "activity",
+  "address",
+  "contact",
+  "profile",
+  "availability",
+  "detail",
+  "info",
+]);
+/** Identity details only a person has (a place can share a zip): a record filtered or shown by them is someone's. */
+const PERSONAL = new Set(["name", "first_name", "last_name", "email", "phone", "date_of_birth"]);
+/** Verbs that read one thing of a record: `get_bill(account_id)` reads the account's bills, not the account. */
+const GETTERS = new Set(["get", "show", "view", "fetch", "read", "retrieve", "see"]);
+const LIST_VERBS = new Set(["list", "search", "find", "browse", "query", "filter", "lookup"]);
+/** Words for the person the agent talks to, whatever the business calls them. */
+const PERSON_WORDS = new Set([
+  "customer",
+  "user",
+  "client",
+  "member",
+  "profile",
+  "person",
+  "patient",
+  "guest",
+  "passenger",
+  "policyholder",
+  "subscriber",
+  "tenant",
+  "caller",
+  "traveler",
+  "traveller",
+  "student",
+  "shopper",
+  "buyer",
+  "cardholder",
+  "insured",
+  "consumer",
+]);
 const FROM = /^(from|source|src|origin|sender|payer|debit)_/;
 const TO = /^(to|destination|dest|dst|target|recipient|receiver|credit)_/;
+const NEW = /^(new|replacement|target)_/;
 /** Record a create leaves when the tool's noun is not a thing (transfer_funds → a transfer). */
 const RECORD_OF_VERB: Record<string, string> = {
   transfer: "transfer",
@@ -112,8 +233,11 @@ const RECORD_OF_VERB: Record<string, string> = {
   place: "order",
 };
 const MASS_NOUNS = new Set(["fund", "money", "cash", "bill", "amount"]);
-const HANDOFF =
-  /^(transfer|handoff|hand_off|escalate|connect|route)_.*(human|agent|representative|operator|support|person|staff)/;
+/** Suffixes that make a parameter an identifier: `order_id`, `item_ids`, `policy_number`, `plan_code`. */
+const ID_SUFFIX = /^(?:(.*)_)?(id|ids|uuid|number|numbers|no|code|codes|ref|reference)$/;
+/** Stems whose `_number` or `_code` is a detail of something, not the id of a record. */
+const DETAIL_STEMS =
+  /^(phone|mobile|telephone|fax|tracking|zip|postal|post|sort|routing|bank_account|account_holder|card|pin|pin_last_four|verification|promo|coupon|discount|tax|vat|iban|licen[cs]e|plate|serial|iccid|imei|seat|house|street|building|flat|unit|apartment|room|otp|security|confirmation|country|area|currency|postcode|transfer_pin|losing_account)$/;
 /** Fields a record has before any tool says more, by entity name. */
 const DEFAULT_FIELDS: Record<string, string[]> = {
   customer: ["name", "email", "phone", "address"],
@@ -128,10 +252,14 @@ const DEFAULT_FIELDS: Record<string, string[]> = {
   subscription: ["plan", "price", "renewal_date"],
   default: ["name", "created_at"],
 };
+/** Arguments that page or order a list rather than filter it. */
+const PAGING =
+  /^(page|page_number|offset|cursor|page_token|next_token|start_after|sort|sort_by|order_by|order|direction|include_\w+)$/;
 const SEARCH_PARAMS = /^(query|q|search|search_query|search_term|keyword|keywords|term|text)$/;
 const BALANCE_FIELDS = ["balance", "current", "available", "current_balance", "available_balance"];
+/** An example in a description: "such as W2378156", "e.g. '#W0000000'", "like ACC 4410 2231". */
 const EXAMPLE =
-  /(?:such as|e\.g\.,?|for example,?|like|example:)\s*[`"']?([A-Za-z0-9][A-Za-z0-9_@.-]{2,40}[A-Za-z0-9])/i;
+  /(?:such as|e\.g\.,?|for example,?|for instance,?|like|example:|format:?)\s*[`"']?(#?[A-Za-z0-9][A-Za-z0-9_@.#-]*(?: [A-Z0-9]*\d[A-Z0-9]*){0,3})/i;
 
 /** snake_case of a parameter name: `orderId` → `order_id`. */
 export function snake(name: string): string {
@@ -141,6 +269,25 @@ export function snake(name: string): string {
     .toLowerCase();
 }
 
+/** How a tool's name reads: its verb, the nouns it acts on, and the keys it looks up by ("find_user_by_email"). */
+interface NameReading {
+  verb: string;
+  nouns: string[];
+  keys: string[];
+}
+
+function readName(name: string): NameReading {
+  const words = nameWords(name);
+  const verb = verbOf(name);
+  const by = words.indexOf("by");
+  const head = by >= 0 ? words.slice(0, by) : words;
+  const keys = by >= 0 ? words.slice(by + 1) : [];
+  const nouns = head
+    .filter((w) => w !== verb && !STOP.has(w) && !STATUS_WORDS.has(w))
+    .map(singular);
+  return { verb, nouns, keys };
+}
+
 const cache = new WeakMap<Agent, WorldModel>();
 
 /** The entities and tool semantics of a spec, inferred once per agent and shared by all its worlds. */
@@ -148,25 +295,61 @@ export class WorldModel {
   readonly entities = new Map<string, EntityModel>();
   readonly tools = new Map<string, ToolModel>();
   readonly person: EntityModel;
+  /** Where this spec's people can live: the places whose postal codes its zip patterns accept. */
+  readonly places: readonly Place[];
+  /** Words that name entities somewhere in the spec: `_id` stems and the nouns of tool names. */
+  readonly #known = new Set<string>();
+  readonly #policy: string;
 
   /** The model of an agent's tools, built on first use. */
   static of(agent: Agent): WorldModel {
     let model = cache.get(agent);
     if (!model) {
-      model = new WorldModel(agent.tools);
+      const policy = [
+        agent.system_prompt,
+        ...agent.rules.map((r) => r.text),
+        ...agent.policy.dropped.map((d) => d.text),
+      ].join("\n");
+      model = new WorldModel(agent.tools, policy);
       cache.set(agent, model);
     }
     return model;
   }
 
-  private constructor(tools: readonly ToolDefinition[]) {
-    const params = tools.flatMap((t) => Object.keys(t.parameters.properties ?? {}).map(snake));
-    const personName =
-      params.includes("user_id") && !params.includes("customer_id") ? "user" : "customer";
-    this.person = this.#newEntity(personName, true);
+  private constructor(tools: readonly ToolDefinition[], policy: string) {
+    this.#policy = policy;
+    const stems = tools.flatMap((t) =>
+      Object.keys(t.parameters.properties ?? {})
+        .map(snake)
+        .filter((p) => /_ids?$/.test(p))
+        .map((p) => singular(bareStem(p.replace(/_ids?$/, "")))),
+    );
+    for (const stem of stems) if (stem) this.#known.add(stem);
+    for (const tool of tools) for (const noun of readName(tool.name).nouns) this.#known.add(noun);
+    this.places = placesFitting(zipPatterns(tools));
+    this.person = this.#newEntity(this.#personName(tools), true);
     this.person.fields = new Map((DEFAULT_FIELDS.customer as string[]).map((f) => [f, undefined]));
     for (const tool of tools) this.tools.set(tool.name, this.#analyse(tool));
     this.#finish(tools);
+  }
+
+  /** The person's entity: the person word the tools use most for a record (`patient_id`, `get_guest_profile`), else customer. */
+  #personName(tools: readonly ToolDefinition[]): string {
+    const counts = new Map<string, number>();
+    for (const tool of tools) {
+      const words = [
+        ...readName(tool.name).nouns,
+        ...Object.keys(tool.parameters.properties ?? {})
+          .map(snake)
+          .filter((p) => /_id$/.test(p))
+          .map((p) => p.replace(/_id$/, "")),
+      ];
+      for (const w of words)
+        if (PERSON_WORDS.has(w) && w !== "profile" && w !== "member")
+          counts.set(w, (counts.get(w) ?? 0) + 1);
+    }
+    const best = [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
+    return best?.[0] ?? "customer";
   }
 
   /** The entity of a name, created on first mention; person words all mean the person's entity. */
@@ -186,38 +369,91 @@ export class WorldModel {
       ),
       written: new Map(),
       parent: null,
-      statuses: lookup(STATUSES, name) ?? (STATUSES.default as EntityModel["statuses"]),
+      statuses: statusesOf(name, [], []),
       isPerson,
       balanceFields: [],
       seeded: true,
+      catalog: false,
     };
     this.entities.set(name, entity);
     return entity;
   }
 
-  #analyse(tool: ToolDefinition): ToolModel {
-    const verb = verbOf(tool.name);
-    const nouns = snake(tool.name)
-      .split("_")
-      .slice(1)
-      .filter((w) => w && !STOP.has(w));
-    const noun = singular(nouns[0] ?? verb);
+  /** The identifier arguments of a tool and the entity each names. */
+  #refsOf(tool: ToolDefinition, reading: NameReading): Ref[] {
     const properties = (tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
     const refs: Ref[] = [];
-    for (const param of Object.keys(properties)) {
+    for (const [param, schema] of Object.entries(properties)) {
       const key = snake(param);
-      if (/(^|_)email(_address)?$/.test(key))
-        refs.push({ param, entity: this.person.name, role: null, by: "email" });
-      else if (/(^|_)id$/.test(key)) {
-        const role = FROM.test(key) ? "from" : TO.test(key) ? "to" : null;
-        const bare = key.replace(FROM, "").replace(TO, "").replace(/_?id$/, "");
-        const entity = this.#entity(bare === "" ? noun : bare);
-        // A spec that spells ids in camelCase (ticketId) gets records keyed the same way.
-        if (role === null && bare !== "" && param !== key && entity.idField === `${entity.name}_id`)
-          entity.idField = param;
-        refs.push({ param, entity: entity.name, role, by: "id" });
+      const many = schema.type === "array";
+      // An email names the person, unless the call signs someone up (a new patient, a move-in).
+      if (
+        !many &&
+        /^((user|customer|client|member|guest|patient|account)_)?e?mail(_address)?$/.test(key) &&
+        !SIGN_UP.has(reading.verb) &&
+        !reading.nouns.some((n) => PERSON_WORDS.has(n) && tool.access === "write")
+      ) {
+        refs.push({ param, entity: this.person.name, role: null, by: "email", many: false });
+        continue;
+      }
+      const id = ID_SUFFIX.exec(key);
+      if (!id || (many && schema.items?.type === "object")) continue;
+      const suffix = id[2] as string;
+      const role = FROM.test(key) ? "from" : TO.test(key) ? "to" : NEW.test(key) ? "new" : null;
+      const stem = singular(bareStem(id[1] ?? ""));
+      const isId = suffix === "id" || suffix === "ids" || suffix === "uuid";
+      // `policy_number` names a policy when policies are something the spec speaks of; `phone_number` never does.
+      if (!isId && (stem === "" || DETAIL_STEMS.test(stem) || !this.#known.has(stem))) continue;
+      if (reading.keys.length > 0 && !isId && reading.keys.includes(stem)) continue;
+      // `member_id` of an insurance card is a detail, not the person: only the person's own word names them.
+      if (
+        PERSON_WORDS.has(stem) &&
+        stem !== this.person.name &&
+        !/^(customer|user|client)$/.test(stem)
+      )
+        continue;
+      const entity = this.#entity(stem === "" ? (reading.nouns[0] ?? reading.verb) : stem);
+      // A spec that spells ids in camelCase (ticketId) or as numbers (policy_number) gets records keyed the same way.
+      if (
+        role === null &&
+        stem !== "" &&
+        entity.idField === `${entity.name}_id` &&
+        !entity.isPerson
+      ) {
+        if (param !== key || !isId) entity.idField = param;
+      }
+      refs.push({ param, entity: entity.name, role, by: "id", many });
+    }
+    return refs;
+  }
+
+  /** Identifiers inside object arguments (`flights[].flight_number`, `payments[].payment_method_id`). */
+  #nestedOf(tool: ToolDefinition): NestedRef[] {
+    const out: NestedRef[] = [];
+    for (const [param, schema] of Object.entries(
+      (tool.parameters.properties ?? {}) as Record<string, SchemaFragment>,
+    )) {
+      const object = schema.type === "array" ? schema.items : schema;
+      if (object?.type !== "object") continue;
+      for (const key of Object.keys(object.properties ?? {})) {
+        const id = ID_SUFFIX.exec(snake(key));
+        if (!id) continue;
+        const stem = singular(bareStem(id[1] ?? ""));
+        const isId = id[2] === "id" || id[2] === "uuid";
+        if (!stem || (!isId && (DETAIL_STEMS.test(stem) || !this.#known.has(stem)))) continue;
+        if (PERSON_WORDS.has(stem)) continue;
+        out.push({ param, key, entity: this.#entity(stem).name });
       }
     }
+    return out;
+  }
+
+  #analyse(tool: ToolDefinition): ToolModel {
+    const reading = readName(tool.name);
+    const { verb, nouns } = reading;
+    const noun = nouns[0] ?? verb;
+    const properties = (tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
+    const refs = this.#refsOf(tool, reading);
     const model: ToolModel = {
       tool,
       kind: "read_one",
@@ -226,14 +462,16 @@ export class WorldModel {
       idParam: null,
       idByEmail: false,
       refs: [],
+      nested: this.#nestedOf(tool),
       view: viewOf(tool),
       sets: new Map(),
       statusAfter: null,
+      requires: null,
       filters: [],
       search: null,
       limitParam:
         Object.keys(properties).find((p) =>
-          /^(limit|max_results|count|page_size|top)$/.test(snake(p)),
+          /^(limit|max_results|count|page_size|top|per_page)$/.test(snake(p)),
         ) ?? null,
       amountParam: Object.keys(properties).find((p) => /(^|_)amount$/.test(snake(p))) ?? null,
       debit: null,
@@ -242,7 +480,7 @@ export class WorldModel {
       examples: examplesOf(properties),
       idEntities: new Map(),
     };
-    this.#target(model, noun, nouns[0], refs);
+    this.#target(model, reading, refs);
     model.refs = refs.filter((r) => r.param !== model.idParam || r.by === "email");
     model.idByEmail = refs.some((r) => r.param === model.idParam && r.by === "email");
     if (model.idParam && !model.idByEmail) model.idEntities.set(model.idParam, model.entity);
@@ -250,7 +488,7 @@ export class WorldModel {
     if (model.kind === "change") {
       model.statusAfter = lookup(STATUS_AFTER, verb) ?? null;
       for (const param of Object.keys(properties)) {
-        if (param === model.idParam || refs.some((r) => r.param === param)) continue;
+        if (param === model.idParam || refs.some((r) => r.param === param && !r.many)) continue;
         model.sets.set(
           param,
           param === model.amountParam ? `${model.statusAfter ?? verb}_amount` : snake(param),
@@ -258,8 +496,10 @@ export class WorldModel {
       }
     }
     if (model.kind === "create" && model.amountParam) {
-      const accounts = model.refs.filter((r) => r.by === "id" && !this.#isPerson(r.entity));
-      const roled = accounts.some((r) => r.role !== null);
+      const accounts = model.refs.filter(
+        (r) => r.by === "id" && !r.many && !this.#isPerson(r.entity),
+      );
+      const roled = accounts.some((r) => r.role === "from" || r.role === "to");
       model.debit =
         accounts.find((r) => r.role === "from") ?? (roled ? null : (accounts[0] ?? null));
       model.credit = accounts.find((r) => r.role === "to") ?? null;
@@ -267,49 +507,117 @@ export class WorldModel {
     if (model.kind === "read_many") {
       model.search = Object.keys(properties).find((p) => SEARCH_PARAMS.test(snake(p))) ?? null;
       model.filters = Object.keys(properties).filter(
-        (p) => p !== model.limitParam && p !== model.search && !refs.some((r) => r.param === p),
+        (p) =>
+          p !== model.limitParam &&
+          p !== model.search &&
+          !PAGING.test(snake(p)) &&
+          !refs.some((r) => r.param === p),
       );
     }
     return model;
   }
 
   /** Decides the entity a tool acts on, the argument naming it, and so the tool's kind. */
-  #target(model: ToolModel, noun: string, firstNoun: string | undefined, refs: Ref[]): void {
+  #target(model: ToolModel, reading: NameReading, refs: Ref[]): void {
     const { tool, verb } = model;
-    const idRefs = refs.filter((r) => r.by === "id");
-    const own = idRefs.find((r) => r.entity === noun && !this.#isPerson(r.entity));
-    const others = idRefs.filter((r) => !this.#isPerson(r.entity));
-    const personRef =
-      idRefs.find((r) => this.#isPerson(r.entity)) ?? refs.find((r) => r.by === "email");
-    const listing =
-      tool.access === "read" &&
-      (LIST_VERBS.has(verb) || (firstNoun !== undefined && singular(firstNoun) !== firstNoun));
-    if (HANDOFF.test(snake(tool.name))) {
+    const { nouns } = reading;
+    if (tool.role === "handoff") {
       model.kind = "handoff";
       model.entity = this.#entity("handoff").name;
       return;
     }
+    if (tool.role === "utility") {
+      model.kind = "utility";
+      model.entity = this.#entity("note").name;
+      return;
+    }
+    const single = refs.filter((r) => r.by === "id" && !r.many && r.role !== "new");
+    const nounsOf = (r: Ref) =>
+      nouns.includes(r.entity) ||
+      nouns.join("_") === r.entity ||
+      nouns.some((n) => r.entity.startsWith(`${n}_`) || r.entity.endsWith(`_${n}`));
+    const rank = (r: Ref) =>
+      /(^|_)(id|uuid)$/.test(snake(r.param)) ? 0 : /number|no$/.test(snake(r.param)) ? 1 : 2;
+    let own = single.find((r) => nounsOf(r) && !this.#isPerson(r.entity));
+    const others = single.filter((r) => !this.#isPerson(r.entity));
+    // change_plan(line_id, plan_code): the plan is what the line changes to, not the record changed.
+    const better =
+      own && tool.access === "write"
+        ? others.find((r) => r !== own && rank(r) < rank(own as Ref))
+        : undefined;
+    if (better) own = better;
+    const personRef =
+      single.find((r) => this.#isPerson(r.entity)) ?? refs.find((r) => r.by === "email");
+    const firstNoun = nameWords(tool.name).find((w) => w !== verb && !STOP.has(w));
+    const listing =
+      tool.access === "read" &&
+      (LIST_VERBS.has(verb) ||
+        (firstNoun !== undefined &&
+          singular(firstNoun) !== firstNoun &&
+          !STATUS_WORDS.has(firstNoun)));
+    const things = nouns.filter((n) => !PERSON_WORDS.has(n));
+    const compound = things.join("_") || nouns[0] || verb;
+    const personNoun = nouns.some((n) => PERSON_WORDS.has(n));
+    // A getter of something no argument names reads that thing of the record it is given: `get_bill(account_id)`.
+    const output = Object.keys(tool.output_schema?.properties ?? {});
+    const distinct =
+      tool.access === "read" &&
+      GETTERS.has(verb) &&
+      things.length > 0 &&
+      !things.every((t) => FIELD_WORDS.has(t)) &&
+      !refs.some((r) => things.includes(r.entity) || r.entity === compound) &&
+      // An answer that carries the argument's id is that record seen in part.
+      !refs.some(
+        (r) => output.includes(r.param) && !output.some((o) => snake(o) === `${compound}_id`),
+      );
+    const means = others.filter((r) => !INSTRUMENT.test(r.entity));
     if (own && !listing) {
       model.entity = own.entity;
       model.idParam = own.param;
-    } else if (listing) {
-      model.entity = this.#entity(noun).name;
-    } else if (others.length === 1 && !(tool.access === "write" && model.amountParam)) {
+    } else if (listing || distinct) {
+      model.entity = this.#entity(
+        personNoun && things.length === 0 ? this.person.name : compound,
+      ).name;
+    } else if (tool.access === "write" && CREATE_VERBS.has(verb)) {
+      const booked =
+        verb === "book" || verb === "reserve"
+          ? BOOKINGS.find(
+              (b) => this.#known.has(b) && b !== compound && !refs.some((r) => r.entity === b),
+            )
+          : undefined;
+      model.entity = this.#entity(
+        booked ??
+          (MASS_NOUNS.has(compound) || compound === verb
+            ? (lookup(RECORD_OF_VERB, verb) ?? compound)
+            : compound),
+      ).name;
+    } else if (
+      tool.access === "write" &&
+      means.length === 1 &&
+      (!model.amountParam || CHANGE_VERBS.has(verb))
+    ) {
+      model.entity = (means[0] as Ref).entity;
+      model.idParam = (means[0] as Ref).param;
+    } else if (tool.access === "read" && others.length === 1) {
       model.entity = (others[0] as Ref).entity;
       model.idParam = (others[0] as Ref).param;
     } else if (
       others.length === 0 &&
       personRef &&
-      (tool.access === "read" || PERSON_WORDS.has(noun))
+      (tool.access === "read" || personNoun || nouns.length === 0 || CHANGE_VERBS.has(verb))
     ) {
       model.entity = this.person.name;
       model.idParam = personRef.param;
     } else if (tool.access === "write") {
       const name =
-        MASS_NOUNS.has(noun) || noun === verb ? (lookup(RECORD_OF_VERB, verb) ?? noun) : noun;
+        MASS_NOUNS.has(compound) || compound === verb
+          ? (lookup(RECORD_OF_VERB, verb) ?? compound)
+          : compound;
       model.entity = this.#entity(name).name;
     } else {
-      model.entity = this.#entity(noun).name;
+      model.entity = this.#entity(
+        personNoun && things.length === 0 ? this.person.name : compound,
+      ).name;
     }
     model.kind =
       tool.access === "read"
@@ -321,9 +629,20 @@ export class WorldModel {
           : "create";
   }
 
-  /** Fields, parents, balances and id shapes, once every tool has been read. */
+  /** Fields, parents, statuses, catalogs, balances and id shapes, once every tool has been read. */
   #finish(tools: readonly ToolDefinition[]): void {
+    const browsable = new Set(
+      [...this.tools.values()]
+        .filter(
+          (t) =>
+            t.kind === "read_many" &&
+            t.refs.length === 0 &&
+            !t.filters.some((f) => PERSONAL.has(identityKey(snake(f)) ?? "")),
+        )
+        .map((t) => t.entity),
+    );
     for (const model of this.tools.values()) {
+      if (model.kind === "utility" || model.kind === "handoff") continue;
       const entity = this.entities.get(model.entity) as EntityModel;
       const output = model.tool.output_schema?.properties as
         | Record<string, SchemaFragment>
@@ -334,17 +653,45 @@ export class WorldModel {
           entity.fields.set(field, output?.[field] ?? entity.fields.get(field));
       }
       for (const param of model.filters) entity.fields.set(snake(param), properties[param]);
+      // A field a write takes as an argument has the argument's schema (an enum, a pattern).
+      if (model.kind === "create" || model.kind === "change")
+        for (const [param, schema] of Object.entries(properties)) {
+          const field = snake(param);
+          if (entity.fields.has(field) && entity.fields.get(field) === undefined)
+            entity.fields.set(field, schema);
+        }
+      // A read scoped by another record reads its children (a line's usage, an account's bills); a
+      // change that also names an `_id` record acts on that record's child (an order's item). What
+      // is paid with, or chosen from a list anyone can browse (a plan, a store), owns nothing.
       const parent =
         model.kind === "create"
           ? undefined
           : model.refs.find(
-              (r) => r.by === "id" && r.entity !== entity.name && !this.#isPerson(r.entity),
+              (r) =>
+                r.by === "id" &&
+                !r.many &&
+                r.entity !== entity.name &&
+                !this.#isPerson(r.entity) &&
+                r.role === null &&
+                (model.kind !== "change" ||
+                  (/(^|_)id$/.test(snake(r.param)) &&
+                    !INSTRUMENT.test(r.entity) &&
+                    !browsable.has(r.entity) &&
+                    // …and only a record that shows these in a list (an order's `items`) holds them.
+                    (this.entities.get(r.entity) as EntityModel).fields.has(entity.collection))),
             );
-      if (parent && !entity.parent)
+      if (parent && !entity.parent && !entity.isPerson)
         entity.parent = {
           entity: parent.entity,
           field: (this.entities.get(parent.entity) as EntityModel).idField,
         };
+      // Ids a change takes in a list belong to its record (an order's `item_ids`): items are the order's children.
+      if (model.kind === "change")
+        for (const ref of model.refs) {
+          const child = this.entities.get(ref.entity) as EntityModel;
+          if (ref.many && ref.role === null && !child.parent && !child.isPerson && child !== entity)
+            child.parent = { entity: entity.name, field: entity.idField };
+        }
       for (const ref of [model.debit, model.credit])
         if (ref) (this.entities.get(ref.entity) as EntityModel).balanceFields.push("balance");
     }
@@ -357,15 +704,17 @@ export class WorldModel {
         if (!entity.fields.has(resolved)) entity.written.set(resolved, properties[param]);
       }
     }
-    for (const entity of this.entities.values()) {
-      // Records only a create makes (transfers, payments) start empty; anything read, listed, changed or named by id is seeded.
-      const used = [...this.tools.values()].some(
+    const used = (entity: EntityModel) =>
+      [...this.tools.values()].some(
         (t) =>
           (t.entity === entity.name && t.kind !== "create") ||
           t.refs.some((r) => r.entity === entity.name) ||
-          (t.idParam !== null && t.entity === entity.name),
+          t.nested.some((r) => r.entity === entity.name),
       );
-      if (!used) entity.seeded = false;
+    for (const entity of this.entities.values()) {
+      // Records only a create makes (transfers, payments) start empty; anything read, listed, changed or named by id is seeded.
+      if (!used(entity)) entity.seeded = false;
+      entity.catalog = !entity.isPerson && entity.parent === null && this.#isCatalog(entity);
     }
     const prefixes = new Set<string>();
     for (const entity of this.entities.values()) {
@@ -377,6 +726,103 @@ export class WorldModel {
       for (const f of entity.balanceFields)
         if (!entity.fields.has(f)) entity.fields.set(f, { type: "number" });
       entity.idFormat = this.#idFormatOf(entity, tools, uniquePrefix(entity.name, prefixes));
+      // Ids from a closed list (a `plan_code` enum) are a catalog's: the records are the list.
+      if (entity.idFormat.values && !entity.isPerson && entity.parent === null)
+        entity.catalog = true;
+    }
+    this.#statuses();
+  }
+
+  /**
+   * Whether an entity is a catalog: some tool browses it with no person in the call (list_products,
+   * search_flights) and no tool ties it to a person.
+   */
+  #isCatalog(entity: EntityModel): boolean {
+    const tools = [...this.tools.values()];
+    const aboutPerson = (t: ToolModel) =>
+      t.refs.some((r) => this.#isPerson(r.entity)) ||
+      (t.idParam !== null && t.entity === this.person.name);
+    // Records filtered or shown by a person's details (a phone, a name, a date of birth) are someone's: not a catalog.
+    const personal = (field: string) =>
+      field !== "name" && PERSONAL.has(identityKey(snake(field)) ?? "");
+    const byPerson =
+      tools.some((t) => t.entity === entity.name && t.filters.some(personal)) ||
+      [...entity.fields.keys()].some(personal);
+    if (byPerson) return false;
+    const browsed = tools.some(
+      (t) =>
+        t.kind === "read_many" &&
+        t.entity === entity.name &&
+        !aboutPerson(t) &&
+        t.refs.length === 0,
+    );
+    // Making something for a person from a list (booking a room at a property) does not make the list theirs.
+    const tied = tools.some(
+      (t) =>
+        aboutPerson(t) &&
+        t.kind !== "create" &&
+        (t.entity === entity.name || t.refs.some((r) => r.entity === entity.name && !r.many)),
+    );
+    return browsed && !tied;
+  }
+
+  /** Each entity's states (schema enums, the words tools and policy use, defaults), and what each change needs of them. */
+  #statuses(): void {
+    for (const entity of this.entities.values()) {
+      const enums = new Set<string>();
+      const mentioned = new Set<string>();
+      const forms = [entity.name, entity.collection].map((w) => w.replace(/_/g, " "));
+      for (const model of this.tools.values()) {
+        const status = (
+          model.tool.output_schema?.properties as Record<string, SchemaFragment> | undefined
+        )?.status;
+        // A write's output is what it made or did, not the record it acted on: only reads show a record's states.
+        const reads = model.kind === "read_one" || model.kind === "read_many";
+        if (reads && model.entity === entity.name && Array.isArray(status?.enum))
+          for (const v of status.enum) if (typeof v === "string") enums.add(statusKey(v));
+        enums.delete("all");
+        enums.delete("any");
+        const statusParam = (
+          model.tool.parameters.properties as Record<string, SchemaFragment> | undefined
+        )?.status;
+        if (
+          model.entity === entity.name &&
+          model.kind === "read_many" &&
+          Array.isArray(statusParam?.enum)
+        )
+          for (const v of statusParam.enum)
+            if (typeof v === "string" && !/^(all|any)$/i.test(v)) enums.add(statusKey(v));
+        if (model.entity !== entity.name) continue;
+        for (const w of nameWords(model.tool.name)) if (STATUS_WORDS.has(w)) mentioned.add(w);
+        for (const sentence of model.tool.description.split(/(?<=[.!?;])\s+/))
+          for (const w of statusesSaid(sentence, forms)) mentioned.add(w);
+      }
+      // "Each order can be in status pending, processed, delivered, or cancelled."
+      for (const sentence of this.#policy.split(/(?<=[.!?])\s+/)) {
+        const lower = sentence.toLowerCase();
+        if (!forms.some((f) => lower.includes(f))) continue;
+        for (const w of statusesSaid(sentence, forms)) mentioned.add(w);
+      }
+      entity.statuses = statusesOf(entity.name, [...enums], [...mentioned]);
+    }
+    for (const model of this.tools.values()) {
+      if (model.kind !== "change") continue;
+      const entity = this.entities.get(model.entity) as EntityModel;
+      const vocabulary = new Set([...entity.statuses.usable, ...entity.statuses.terminal]);
+      const forms = [entity.name, entity.collection].map((w) => w.replace(/_/g, " "));
+      model.requires = requirementOf(
+        nameWords(model.tool.name),
+        model.tool.description,
+        vocabulary,
+        forms,
+      );
+      if (model.statusAfter) {
+        const spelled = [...vocabulary].find(
+          (s) =>
+            s.replace(/l+ed$/, "led") === (model.statusAfter as string).replace(/l+ed$/, "led"),
+        );
+        if (spelled) model.statusAfter = spelled;
+      }
     }
   }
 
@@ -391,9 +837,31 @@ export class WorldModel {
         const ref = model.refs.find((r) => r.param === param);
         const namesIt = ref
           ? ref.by === "id" && ref.entity === entity.name
-          : model.idParam === param && model.entity === entity.name;
-        if (namesIt) params.push(schema);
+          : model.idParam === param && model.entity === entity.name && !model.idByEmail;
+        if (namesIt)
+          params.push(
+            ref?.many
+              ? {
+                  ...(schema.items ?? {}),
+                  description: schema.description ?? schema.items?.description,
+                }
+              : schema,
+          );
+        const object = schema.type === "array" ? schema.items : schema;
+        for (const nested of model.nested)
+          if (nested.param === param && nested.entity === entity.name) {
+            const inner = object?.properties?.[nested.key];
+            if (inner) params.push(inner);
+          }
       }
+    }
+    for (const sentence of this.#policy.split(/(?<=[.!?])\s+/)) {
+      if (
+        new RegExp(`\\b${entity.name.replace(/_/g, " ")}s? (id|number|code)s?\\b`, "i").test(
+          sentence,
+        )
+      )
+        params.push({ description: sentence });
     }
     return idFormat(entity.name, params, prefix);
   }
@@ -401,6 +869,59 @@ export class WorldModel {
   #isPerson(entity: string): boolean {
     return this.entities.get(entity)?.isPerson === true;
   }
+}
+
+/**
+ * The states a sentence names for a kind of record: the words after "status" ("in status
+ * 'pending', 'processed' or 'delivered'"), quoted words in a sentence about status, and status
+ * words used of the record ("an active line", "a pending order").
+ */
+function statusesSaid(sentence: string, forms: readonly string[]): string[] {
+  const found = new Set<string>();
+  if (/\bstatus(es)?\b|\bstate\b/i.test(sentence)) {
+    for (const q of sentence.matchAll(/['"‘“]([a-z][a-z_ -]{1,28}[a-z])['"’”]/gi))
+      found.add(statusKey(q[1] as string));
+    const list =
+      /\b(?:status(?:es)?|states?)\b(?: (?:is|are|can be|of|:))?\s*((?:[a-z_]+(?:,\s*|,?\s+or\s+|,?\s+and\s+)?){1,8})/i.exec(
+        sentence,
+      );
+    for (const w of (list?.[1] ?? "").split(/,\s*|\s+or\s+|\s+and\s+/))
+      if (STATUS_WORDS.has(statusKey(w))) found.add(statusKey(w));
+  }
+  const lower = sentence.toLowerCase();
+  for (const word of STATUS_WORDS) {
+    const spaced = word.replace(/_/g, "[ _-]");
+    for (const form of forms)
+      if (new RegExp(`\\b${spaced} ${form.replace(/_/g, " ")}`).test(lower)) found.add(word);
+  }
+  return [...found];
+}
+
+/** The patterns of every zip or postcode parameter, nested ones included. */
+function zipPatterns(tools: readonly ToolDefinition[]): string[] {
+  const out: string[] = [];
+  const visit = (properties: Record<string, SchemaFragment> | undefined) => {
+    for (const [name, schema] of Object.entries(properties ?? {})) {
+      if (identityKey(snake(name)) === "zip" && schema.pattern) out.push(schema.pattern);
+      visit(schema.properties);
+      visit(schema.items?.properties);
+    }
+  };
+  for (const tool of tools) visit(tool.parameters.properties as Record<string, SchemaFragment>);
+  return out;
+}
+
+/** A parameter stem without its direction or replacement prefix: `from_account` → account. */
+function bareStem(stem: string): string {
+  return stem
+    .replace(/^\w+_to_/, "")
+    .replace(FROM, "")
+    .replace(TO, "")
+    .replace(NEW, "")
+    .replace(
+      /^(old|original|current|requested_by|affected|receiving|sending|preferred|primary|default)_/,
+      "",
+    );
 }
 
 /** The field an argument writes: the same name, else the one field that ends with it (`address` → `shipping_address`). */
@@ -412,34 +933,54 @@ function fieldFor(entity: EntityModel, field: string): string {
   return matches.length === 1 ? (matches[0] as string) : field;
 }
 
-/** Fields an answer shows: the output schema's properties, or a list in the description ("…: items, status and total"). */
+/** Words that end a field's name in a list ("fulfillments with tracking ids" → fulfillments). */
+const QUALIFIER =
+  /\s(with|if|for|per|when|where|that|which|including|incl|as|from|to|on|by|in)\s.*$/;
+
+/**
+ * Fields an answer shows: the output schema's properties, or the list in the description after a
+ * colon or "returns" ("…: items (with item id and price), status, total and shipping address").
+ */
 function viewOf(tool: ToolDefinition): string[] | null {
   const output = tool.output_schema?.properties;
   if (output && Object.keys(output).length > 0) return Object.keys(output);
-  const list =
-    /(?::|returns?|with|including|shows?)\s+([a-z][a-z ,/-]+?(?:\band\b|,)[a-z ,/-]+)\.?$/i.exec(
-      tool.description.trim(),
-    )?.[1];
-  if (!list) return null;
-  const fields = list
-    .split(/,|\band\b/)
-    .map((s) =>
-      snake(
-        s
-          .trim()
-          .replace(/^(the|its|a|an)\s+/i, "")
-          .replace(/[\s/-]+/g, "_"),
-      ),
-    )
-    .filter((s) => /^[a-z][a-z0-9_]{1,40}$/.test(s) && s.split("_").length <= 4);
-  return fields.length >= 2 ? fields : null;
+  for (const sentence of tool.description.split(/(?<=\.)\s+/)) {
+    const at =
+      /:\s|\breturns?\s(?:the\s|a\s|an\s)?|\bincluding\s|\bshows?\s|\bwith\s(?=[a-z]+,)/i.exec(
+        sentence,
+      );
+    if (!at) continue;
+    const list = sentence
+      .slice(at.index + at[0].length)
+      .replace(/\([^)]*\)/g, "")
+      .replace(/\.$/, "");
+    const fields = list
+      .split(/,|\band\b|;/)
+      .map((part) =>
+        snake(
+          part
+            .trim()
+            .replace(QUALIFIER, "")
+            .replace(/^(the|its|a|an|any|each|their|his|her)\s+/i, "")
+            .replace(/[\s/-]+/g, "_"),
+        ),
+      )
+      .filter((f) => /^[a-z][a-z0-9_]{1,40}$/.test(f) && f.split("_").length <= 3);
+    if (fields.length >= 2) return [...new Set(fields)];
+  }
+  return null;
 }
 
 function examplesOf(properties: Record<string, SchemaFragment>): Map<string, string> {
   const out = new Map<string, string>();
   for (const [param, schema] of Object.entries(properties)) {
     const example = EXAMPLE.exec(schema.description ?? "")?.[1];
-    if (example) out.set(param, example);
+    if (example) out.set(param, example.replace(/[.,;:]+$/, ""));
   }
   return out;
+}
+
+/** Whether a field holds a detail of the person (their name, phone, zip…), by its name. */
+export function isIdentityField(field: string): boolean {
+  return identityKey(snake(field)) !== null;
 }

@@ -1,8 +1,12 @@
 import type { WorldRecord } from "../../spec/index.ts";
+import { Rng } from "../rng.ts";
+import { calculate, formatResult } from "./calculator.ts";
+import { detailKey, identityKey } from "./identity.ts";
 import type { EntityModel, Ref, ToolModel, WorldModel } from "./model.ts";
 import { snake } from "./model.ts";
+import { meets } from "./statuses.ts";
 import type { Store } from "./store.ts";
-import { WORLD_TODAY } from "./values.ts";
+import { type SchemaFragment, valueFor, WORLD_TODAY } from "./values.ts";
 import { REVIVING_VERBS } from "./vocabulary.ts";
 
 /** A tool's answer before faults: JSON of the result, or the refusal the world says. */
@@ -16,6 +20,8 @@ export interface WorldAccess {
   newId(entity: EntityModel): string;
   /** Records that the agent handed the conversation off. */
   handOff(): void;
+  /** The seed the world was built with: what a pure computation's answer is drawn from. */
+  readonly seed: number;
 }
 
 /** One call: the world, the tool and its checked arguments. */
@@ -59,7 +65,52 @@ export function perform(
       return create(ctx);
     case "handoff":
       return handoff(ctx);
+    case "utility":
+      return utility(ctx);
   }
+}
+
+/** Parameters a calculator takes its expression in. */
+const EXPRESSION = /^(expression|expr|formula|calculation|math|equation|input|query|arithmetic)$/;
+/** A tool that evaluates arithmetic, by its name or description. */
+const CALCULATOR = /calculat|comput|arithmetic|math|evaluat|expression/i;
+/** A tool that only records the agent's thought. */
+const THINKING = /^(think|thinking|reflect|reason|reasoning|scratchpad|plan|note)$/;
+
+/**
+ * A tool that serves the agent alone and touches no record: a calculator evaluates its expression
+ * (safely, without eval); a thinking tool notes the thought; any other answers what its output
+ * schema describes, the same answer for the same arguments, as a pure function would.
+ */
+function utility(ctx: CallContext): Outcome {
+  const { tool, args } = ctx;
+  const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
+  const strings = Object.keys(properties).filter((p) => properties[p]?.type === "string");
+  const expressionParam =
+    strings.find((p) => EXPRESSION.test(snake(p))) ??
+    (strings.length === 1 ? strings[0] : undefined);
+  const named = snake(tool.tool.name);
+  if (THINKING.test(named) || Object.keys(properties).some((p) => /thought/i.test(p)))
+    return { ok: true, json: JSON.stringify({ noted: true }) };
+  if (expressionParam && CALCULATOR.test(`${named} ${tool.tool.description}`)) {
+    const result = calculate(String(args[expressionParam] ?? ""));
+    if (!result.ok)
+      return refuse("invalid_expression", `Could not evaluate the expression: ${result.reason}`, {
+        expression: args[expressionParam],
+      });
+    return { ok: true, json: JSON.stringify({ result: formatResult(result.value) }) };
+  }
+  const output = (tool.tool.output_schema?.properties ?? {}) as Record<string, SchemaFragment>;
+  const rng = new Rng(ctx.world.seed, "utility", tool.tool.name, JSON.stringify(args));
+  const answer: Record<string, unknown> = {};
+  for (const [field, schema] of Object.entries(output))
+    answer[field] = valueFor(field, schema, {
+      rng,
+      entity: tool.entity,
+      isPerson: false,
+      currency: "USD",
+    });
+  return { ok: true, json: JSON.stringify(Object.keys(answer).length > 0 ? answer : { ok: true }) };
 }
 
 function readOne(ctx: CallContext): Outcome {
@@ -80,12 +131,18 @@ function readMany(ctx: CallContext): Outcome {
   for (const { ref, record } of refs.records) {
     const refEntity = store.entity(ref.entity);
     const id = record[refEntity.idField] as string;
+    const owner = record[ctx.model.person.idField];
     const scoped =
       entity.parent?.entity === ref.entity
         ? store.childrenOf(entity.name, id)
         : refEntity.isPerson
           ? store.ownedBy(entity.name, id)
-          : [...store.all(entity.name)].filter((r) => r[refEntity.idField] === id);
+          : entity.isPerson
+            ? // People found by a record of theirs (a policy number): its owner.
+              [store.get(entity.name, String(owner))].filter(
+                (r): r is WorldRecord => r !== undefined,
+              )
+            : [...store.all(entity.name)].filter((r) => r[refEntity.idField] === id);
     records = records === null ? scoped : records.filter((r) => scoped.includes(r));
   }
   let list = records ?? [...store.all(entity.name)];
@@ -105,7 +162,7 @@ function readMany(ctx: CallContext): Outcome {
     const wanted = args[param];
     if (wanted === undefined) continue;
     const field = snake(param);
-    list = list.filter((r) => r[field] === undefined || same(r[field], wanted));
+    list = list.filter((r) => r[field] === undefined || same(field, r[field], wanted));
   }
   list = newestFirst(list);
   const limit =
@@ -140,13 +197,27 @@ function change(ctx: CallContext): Outcome {
     }
   }
   const status = record.status as string | undefined;
-  if (status && entity.statuses.terminal.includes(status) && !REVIVING_VERBS.has(tool.verb)) {
+  // A final record takes no change, unless the tool is for records in that state (sending the invoice of a stay that ended).
+  if (
+    status &&
+    entity.statuses.terminal.includes(status) &&
+    !REVIVING_VERBS.has(tool.verb) &&
+    !tool.requires?.statuses.includes(status)
+  ) {
     return refuse("invalid_state", `${entity.name} ${id} is ${status}; it cannot be changed`, {
       status,
     });
   }
   if (tool.statusAfter && status === tool.statusAfter) {
     return refuse("invalid_state", `${entity.name} ${id} is already ${status}`, { status });
+  }
+  if (!meets(tool.requires, status)) {
+    const wanted = tool.requires?.statuses ?? [];
+    return refuse(
+      "invalid_state",
+      `${entity.name} ${id} is ${status}; ${tool.tool.name} ${wanted.length > 0 ? `acts only on a ${entity.name} that is ${wanted.join(" or ")}` : `cannot act on a ${entity.name} that is ${status}`}`,
+      { status, ...(wanted.length > 0 ? { required_status: wanted } : {}) },
+    );
   }
   const amount = tool.amountParam ? args[tool.amountParam] : undefined;
   const cap = ["total", "amount", "price"].find((f) => typeof record[f] === "number");
@@ -325,10 +396,42 @@ function resolveRefs(
     if (ref.param === tool.idParam && ref.by === "email" && tool.kind !== "read_many") continue;
     const value = args[ref.param];
     if (value === undefined) continue;
+    if (ref.many) {
+      // A list of ids: each must name a record, and one that belongs to the target when its kind does (an order's items).
+      for (const one of Array.isArray(value) ? value : [value]) {
+        const record = store.get(ref.entity, String(one));
+        if (!record) return notFound(ref.entity, ref.param, String(one));
+        const parent = store.entity(ref.entity).parent;
+        const target = tool.idParam ? args[tool.idParam] : undefined;
+        if (
+          ref.role !== "new" &&
+          parent?.entity === tool.entity &&
+          target !== undefined &&
+          record[parent.field] !== String(target)
+        )
+          return refuse(
+            "not_found",
+            `${ref.entity} ${String(one)} is not part of ${tool.entity} ${String(target)}`,
+            {
+              looked_up: { [ref.param]: one, [tool.idParam as string]: target },
+            },
+          );
+      }
+      continue;
+    }
     const id = ref.by === "email" ? store.personByEmail(String(value)) : String(value);
     const record = id === undefined ? undefined : store.get(ref.entity, id);
     if (!record) return notFound(ref.entity, ref.param, String(value));
     records.push({ ref, record });
+  }
+  for (const nested of tool.nested) {
+    const value = args[nested.param];
+    for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) {
+      if (item === null || typeof item !== "object") continue;
+      const id = (item as Record<string, unknown>)[nested.key];
+      if (id === undefined || store.has(nested.entity, String(id))) continue;
+      return notFound(nested.entity, `${nested.param}.${nested.key}`, String(id));
+    }
   }
   return { ok: true, records };
 }
@@ -361,8 +464,15 @@ function newestFirst(records: WorldRecord[]): WorldRecord[] {
   return [...records].sort((a, b) => String(b[field] ?? "").localeCompare(String(a[field] ?? "")));
 }
 
-function same(a: unknown, b: unknown): boolean {
-  return typeof a === "string" && typeof b === "string"
-    ? a.toLowerCase() === b.toLowerCase()
-    : a === b;
+/**
+ * Whether a record's field holds the value asked for, as a person would mean it: a phone by its
+ * digits, a name or an address whatever its case, accents and spacing, a zip without spaces.
+ */
+function same(field: string, a: unknown, b: unknown): boolean {
+  if (typeof a === "number" || typeof b === "number") return Number(a) === Number(b);
+  if (typeof a !== "string" || typeof b !== "string") return a === b;
+  if (identityKey(field)) return detailKey(field, a) === detailKey(field, b);
+  return (
+    a.toLowerCase().replace(/\s+/g, " ").trim() === b.toLowerCase().replace(/\s+/g, " ").trim()
+  );
 }

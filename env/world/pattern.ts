@@ -1,14 +1,51 @@
+import RandExpModule from "randexp";
 import type { Rng } from "../rng.ts";
 
 type Piece = { chars: string; min: number; max: number };
+
+/** A generator of strings that match a pattern, and the fewest characters a match takes. */
+export interface PatternGenerator {
+  make: (rng: Rng) => string;
+  minLength: number;
+}
+
+// randexp is CommonJS; under NodeNext its default export arrives as the module object.
+const RandExp = RandExpModule as unknown as typeof RandExpModule.default;
+
+/** Repeats an open-ended quantifier (`+`, `*`) makes at most, in strings made by randexp. */
+const OPEN_REPEATS = 8;
+
+/**
+ * A generator for strings matching a regular expression: a simple one (literals, classes, fixed
+ * and open repeats) by our own reader, which keeps identifiers short and readable; any other
+ * (groups, alternation) by randexp, drawing from our seeded stream. Null when the pattern is not
+ * a valid regular expression.
+ */
+export function fromPattern(pattern: string): PatternGenerator | null {
+  const simple = simplePattern(pattern);
+  if (simple) return simple;
+  let source: RegExp;
+  try {
+    source = new RegExp(pattern, "u");
+  } catch {
+    return null;
+  }
+  return {
+    minLength: 0,
+    make: (rng) => {
+      const generator = new RandExp(source);
+      generator.max = OPEN_REPEATS;
+      generator.randInt = (a: number, b: number) => a + rng.int(b - a + 1);
+      return generator.gen();
+    },
+  };
+}
 
 /**
  * A generator for strings matching a simple regular expression, or null when it is not simple.
  * Open-ended repeats (`+`, `*`, `{n,}`) make runs long enough for a world's worth of distinct values.
  */
-export function fromPattern(
-  pattern: string,
-): { make: (rng: Rng) => string; minLength: number } | null {
+function simplePattern(pattern: string): PatternGenerator | null {
   const pieces: Piece[] = [];
   let i = 0;
   const source = pattern.replace(/^\^/, "").replace(/\$$/, "");

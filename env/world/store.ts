@@ -55,9 +55,9 @@ export class Store {
     (this.#records.get(entity) as Map<string, WorldRecord>).set(id, record);
     if (model.isPerson && typeof record.email === "string")
       this.#byEmail.set(record.email.toLowerCase(), id);
+    const owner = record[this.model.person.idField];
     if (model.parent) index(this.#children, entity, record[model.parent.field] as string, id);
-    else if (!model.isPerson)
-      index(this.#owned, entity, record[this.model.person.idField] as string, id);
+    else if (!model.isPerson && owner !== undefined) index(this.#owned, entity, String(owner), id);
     if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
   }
 
@@ -75,9 +75,10 @@ export class Store {
     this.#answers.delete(record);
     if (model.isPerson && typeof record.email === "string")
       this.#byEmail.delete(record.email.toLowerCase());
+    const owner = record[this.model.person.idField];
     if (model.parent) unindex(this.#children, entity, record[model.parent.field] as string, id);
-    else if (!model.isPerson)
-      unindex(this.#owned, entity, record[this.model.person.idField] as string, id);
+    else if (!model.isPerson && owner !== undefined)
+      unindex(this.#owned, entity, String(owner), id);
     if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
   }
 

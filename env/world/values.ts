@@ -1,19 +1,17 @@
 import type { Rng } from "../rng.ts";
+import { type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
 import { fromPattern } from "./pattern.ts";
+import type { Place } from "./vocabulary.ts";
 import {
   CARRIERS,
   CITIES,
   CURRENCIES,
-  FIRST_NAMES,
   ISSUES,
-  LAST_NAMES,
-  MAIL_DOMAINS,
   MERCHANTS,
   PAYEES,
   PRODUCTS,
   REASONS,
   SCAN_PLACES,
-  STREETS,
   VARIANTS,
   WORDS,
 } from "./vocabulary.ts";
@@ -32,6 +30,9 @@ export interface SchemaFragment {
   exclusiveMinimum?: number;
   minLength?: number;
   maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  multipleOf?: number;
   description?: string;
 }
 
@@ -46,26 +47,12 @@ export interface ValueContext {
   /** Whether the record is the person's own (so `name` is their name, not the record's label). */
   isPerson: boolean;
   currency: string;
-  owner?: { name: string; email: string; phone: string; address: string };
+  owner?: Identity;
 }
 
-/** A person's identity: name, unique email, phone and postal address. */
-export function personIdentity(
-  rng: Rng,
-  serial: number,
-): { name: string; email: string; phone: string; address: string } {
-  const first = rng.pick(FIRST_NAMES);
-  const last = rng.pick(LAST_NAMES);
-  const local = `${first}.${last}`
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(/[^a-z.]/g, "");
-  return {
-    name: `${first} ${last}`,
-    email: `${local}${serial > 0 ? serial : ""}@${rng.pick(MAIL_DOMAINS)}`,
-    phone: `+1 (${200 + rng.int(700)}) 555-${String(rng.int(10_000)).padStart(4, "0")}`,
-    address: address(rng),
-  };
+/** A person's identity: names, unique email, phone, date of birth and postal address. */
+export function personIdentity(rng: Rng, serial: number, places?: readonly Place[]): Identity {
+  return makeIdentity(rng, serial, WORLD_TODAY, places);
 }
 
 /** A currency for the whole world. */
@@ -83,6 +70,12 @@ export function valueFor(
   if (s.const !== undefined) return s.const;
   if (Array.isArray(s.enum) && s.enum.length > 0) return ctx.rng.pick(s.enum);
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
+  // A detail of the owner (their phone, zip, date of birth) is theirs, in the form the schema takes.
+  const detail = identityKey(field.toLowerCase());
+  if (ctx.owner && detail && !(detail === "name" && field === "name" && !ctx.isPerson)) {
+    const value = identityValue(detail, ctx.owner, s.pattern);
+    if (value !== undefined && (type === undefined || type === "string")) return value;
+  }
   // What the schema demands comes before what the field's name suggests.
   if (s.pattern && (type === undefined || type === "string")) {
     const generator = fromPattern(s.pattern);
@@ -100,14 +93,24 @@ export function valueFor(
     (type === undefined && /^(items|products|lines|line_items)$/.test(field))
   ) {
     const item = s.items ?? (/items|products|lines/.test(field) ? undefined : { type: "string" });
-    const count = 1 + ctx.rng.int(3);
-    return Array.from({ length: count }, () =>
+    const least = Math.max(1, s.minItems ?? 1);
+    const most = Math.max(least, Math.min(s.maxItems ?? least + 2, least + 2));
+    const count = least + ctx.rng.int(most - least + 1);
+    const values = Array.from({ length: count }, () =>
       item ? valueFor(singular(field), item, ctx) : lineItem(ctx),
     );
+    // A list never names the same thing twice (a schema's uniqueItems, or a list of choices).
+    const seen = new Set<string>();
+    return values.filter((v) => {
+      const key = JSON.stringify(v);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
   }
   const named = byName(field.toLowerCase(), s, ctx);
   if (named !== undefined) return coerce(named, type, s, ctx);
-  return byType(type, s, field, ctx);
+  return byType(type, s, ctx);
 }
 
 function byName(field: string, s: SchemaFragment, ctx: ValueContext): unknown {
@@ -120,6 +123,22 @@ function byName(field: string, s: SchemaFragment, ctx: ValueContext): unknown {
   if (/^(name|full_name|customer_name|holder_name|account_holder|user_name)$/.test(field)) {
     return ctx.owner?.name ?? personIdentity(rng, 0).name;
   }
+  if (/^(address_?line_?2|address2|apartment|unit|suite)$/.test(field))
+    return `${rng.pick(["Apt", "Unit", "Suite"])} ${1 + rng.int(40)}`;
+  if (/^(state|province|region|county|state_code)$/.test(field))
+    return ctx.owner?.state ?? personIdentity(rng, 0).state;
+  if (/(^|_)(pin|passcode|pin_code|transfer_pin)$/.test(field)) return digits(rng, 4 + rng.int(3));
+  if (/^sort_code$/.test(field)) return `${digits(rng, 2)}-${digits(rng, 2)}-${digits(rng, 2)}`;
+  if (/(^|_)(account_number|bank_account_number|iban)$/.test(field)) return digits(rng, 8);
+  if (/(^|_)(imei)$/.test(field)) return digits(rng, 15);
+  if (
+    /(^|_)(carrier|provider|company|insurer|bank|pharmacy|employer|merchant|vendor|supplier|clinic|hospital|practice|airline|hotel|store|shop)(_name)?$/.test(
+      field,
+    )
+  )
+    return organisation(field, rng);
+  if (/^(name_on_\w+|\w*holder_name|contact_name|driver_name|passenger_name)$/.test(field))
+    return ctx.owner?.name ?? personIdentity(rng, 0).name;
   if (/^(assignee|assigned_to|agent|technician|handler|rep|owner_name|manager)$/.test(field))
     return personIdentity(rng, 0).name;
   if (/^(subject|issue|problem|title)$/.test(field) && !/item|product/.test(ctx.entity))
@@ -130,11 +149,13 @@ function byName(field: string, s: SchemaFragment, ctx: ValueContext): unknown {
   if (/address$/.test(field) && !/email|(^|_)ip(_|$)/.test(field))
     return ctx.owner?.address ?? address(rng);
   if (field === "city") return rng.pick(CITIES)[0];
-  if (/^(zip|postcode|postal_code|zip_code)$/.test(field)) return rng.pick(CITIES)[1];
+  if (/(^|_)(zip|postcode|postal_code|zip_code)$/.test(field)) return rng.pick(CITIES)[1];
   if (field === "country") return rng.pick(["US", "GB", "CA", "FR", "AU", "IE"]);
   if (field === "currency") return ctx.currency;
-  if (s.format === "date" || /(_date|_on)$|^(date|due|expires|expiry|dob|birthday)$/.test(field)) {
-    return isoDate(rng, /due|expir|next|scheduled/.test(field) ? 1 : -1);
+  if (/^(dob|date_of_birth|birth_?date|birthday)$/.test(field))
+    return personIdentity(rng, rng.int(90)).date_of_birth;
+  if (s.format === "date" || /(_date|_on)$|^(date|due|expires|expiry)$/.test(field)) {
+    return isoDate(rng, FUTURE.test(field) ? 1 : -1);
   }
   if (s.format === "date-time" || /(_at|_time|timestamp)$|^(created|updated|time)$/.test(field)) {
     return new Date(WORLD_TODAY - rng.int(90) * DAY - rng.int(DAY))
@@ -172,6 +193,48 @@ function byName(field: string, s: SchemaFragment, ctx: ValueContext): unknown {
   return undefined;
 }
 
+/** Dates that lie ahead of today: what is due, booked or about to start. */
+const FUTURE =
+  /due|expir|next|scheduled|appointment|departure|depart|check_?in|check_?out|arrival|return_date|start|end|move_?in|move_?out|effective|travel|flight|event|pickup|eta|renewal|valid_to|until|to_date|from_date|first_payment|collection/;
+
+/** Pairs of fields where the second comes after the first: from → to, start → end, check in → check out. */
+const ORDERED: [RegExp, string][] = [
+  [/(^|_)from(_|$)/, "to"],
+  [/(^|_)start(_|$)/, "end"],
+  [/(^|_)check_?in(_|$)/, "check_out"],
+  [/(^|_)departure(_|$)/, "arrival"],
+  [/(^|_)valid_from(_|$)/, "valid_to"],
+  [/(^|_)move_in(_|$)/, "move_out"],
+  [/(^|_)created(_|$)/, "updated"],
+];
+
+/**
+ * Puts a record's dates in order: an end after its start, a check-out after the check-in, an
+ * update after the creation. Dates are swapped, never invented, so values stay those generated.
+ */
+export function datesInOrder(record: Record<string, unknown>): void {
+  for (const first of Object.keys(record)) {
+    for (const [pattern, opposite] of ORDERED) {
+      const match = pattern.exec(first);
+      if (!match) continue;
+      const second = first.replace(pattern, (m) =>
+        m.replace(/from|start|check_?in|departure|valid_from|move_in|created/, opposite),
+      );
+      const [a, b] = [record[first], record[second]];
+      if (
+        typeof a === "string" &&
+        typeof b === "string" &&
+        /^\d{4}-\d{2}-\d{2}/.test(a) &&
+        /^\d{4}-\d{2}-\d{2}/.test(b) &&
+        b < a
+      ) {
+        record[first] = b;
+        record[second] = a;
+      }
+    }
+  }
+}
+
 /** A random version-4 UUID. */
 export function uuid(rng: Rng): string {
   const hex = (n: number) =>
@@ -193,25 +256,53 @@ function byFormat(format: string, rng: Rng): string | undefined {
   }
 }
 
-function byType(
-  type: string | undefined,
-  s: SchemaFragment,
-  field: string,
-  ctx: ValueContext,
-): unknown {
+function byType(type: string | undefined, s: SchemaFragment, ctx: ValueContext): unknown {
   const { rng } = ctx;
   switch (type) {
     case "integer":
-      return Math.round(bounded(s, rng, 1, 20));
+      return multiple(Math.round(bounded(s, rng, 1, 20)), s);
     case "number":
-      return Math.round(bounded(s, rng, 1, 100) * 100) / 100;
+      return multiple(Math.round(bounded(s, rng, 1, 100) * 100) / 100, s);
     case "boolean":
       return rng.chance(0.5);
     case "null":
       return null;
-    default:
-      return `${rng.pick(WORDS)} ${field.replace(/_/g, " ")}`.slice(0, s.maxLength ?? 80);
+    default: {
+      // A field the world knows nothing of gets a short code-like word, not its own name echoed.
+      const word = rng.pick(WORDS);
+      return `${word[0]?.toUpperCase()}${word.slice(1)}-${digits(rng, 3)}`.slice(
+        0,
+        s.maxLength ?? 80,
+      );
+    }
   }
+}
+
+/** A number moved onto the schema's multipleOf (points in thousands), kept within its bounds. */
+function multiple(value: number, s: SchemaFragment): number {
+  if (!s.multipleOf || s.multipleOf <= 0) return value;
+  const steps = Math.max(1, Math.round(value / s.multipleOf));
+  const min = s.minimum ?? s.exclusiveMinimum ?? Number.NEGATIVE_INFINITY;
+  let out = Number((steps * s.multipleOf).toFixed(6));
+  if (out < min) out = Number((Math.ceil(min / s.multipleOf) * s.multipleOf).toFixed(6));
+  return out;
+}
+
+/** A business's name from the field's kind: `pharmacy_name` → "Basalt Pharmacy". */
+function organisation(field: string, rng: Rng): string {
+  const kind =
+    field
+      .replace(/_name$/, "")
+      .split("_")
+      .at(-1) ?? "company";
+  const word = rng.pick(WORDS);
+  const label =
+    kind === "carrier"
+      ? "Mobile"
+      : kind === "bank"
+        ? "Bank"
+        : kind[0]?.toUpperCase() + kind.slice(1);
+  return `${word[0]?.toUpperCase()}${word.slice(1)} ${label}`;
 }
 
 /** Makes a generated value fit the declared type (a money amount for a string field, and so on). */
@@ -224,8 +315,9 @@ function coerce(
   if (type === undefined) return value;
   if (type === "string") return typeof value === "string" ? value : String(value);
   if (type === "integer")
-    return typeof value === "number" ? Math.round(value) : byType(type, s, "", ctx);
-  if (type === "number") return typeof value === "number" ? value : byType(type, s, "", ctx);
+    return typeof value === "number" ? multiple(Math.round(value), s) : byType(type, s, ctx);
+  if (type === "number")
+    return typeof value === "number" ? multiple(value, s) : byType(type, s, ctx);
   if (type === "boolean") return typeof value === "boolean" ? value : ctx.rng.chance(0.5);
   return value;
 }
@@ -273,8 +365,7 @@ function categoryFor(ctx: ValueContext): string {
 }
 
 function address(rng: Rng): string {
-  const [city, code] = rng.pick(CITIES);
-  return `${1 + rng.int(240)} ${rng.pick(STREETS)}, ${city} ${code}`;
+  return personIdentity(rng, 0).address;
 }
 
 function isoDate(rng: Rng, direction: 1 | -1): string {

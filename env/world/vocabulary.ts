@@ -134,18 +134,26 @@ export const STREETS = [
   "Thistle Way",
 ];
 
-export const CITIES = [
-  ["Portland", "97205"],
-  ["Leeds", "LS1 4AP"],
-  ["Austin", "78701"],
-  ["Lyon", "69002"],
-  ["Toronto", "M5V 2T6"],
-  ["Melbourne", "3000"],
-  ["Denver", "80202"],
-  ["Dublin", "D02 X285"],
-  ["Madison", "53703"],
-  ["Bristol", "BS1 5TR"],
+/** Where people live: city, postal code, state or region, country. */
+export const PLACES = [
+  { city: "Portland", zip: "97205", state: "OR", country: "US" },
+  { city: "Leeds", zip: "LS1 4AP", state: "West Yorkshire", country: "GB" },
+  { city: "Austin", zip: "78701", state: "TX", country: "US" },
+  { city: "Lyon", zip: "69002", state: "Auvergne-Rhône-Alpes", country: "FR" },
+  { city: "Toronto", zip: "M5V 2T6", state: "ON", country: "CA" },
+  { city: "Melbourne", zip: "3000", state: "VIC", country: "AU" },
+  { city: "Denver", zip: "80202", state: "CO", country: "US" },
+  { city: "Dublin", zip: "D02 X285", state: "Leinster", country: "IE" },
+  { city: "Madison", zip: "53703", state: "WI", country: "US" },
+  { city: "Bristol", zip: "BS1 5TR", state: "Bristol", country: "GB" },
+  { city: "Seattle", zip: "98101", state: "WA", country: "US" },
+  { city: "Boston", zip: "02108", state: "MA", country: "US" },
+  { city: "Manchester", zip: "M1 1AE", state: "Greater Manchester", country: "GB" },
+  { city: "Edinburgh", zip: "EH1 1YZ", state: "Scotland", country: "GB" },
+  { city: "Vancouver", zip: "V6B 1A1", state: "BC", country: "CA" },
 ] as const;
+export type Place = (typeof PLACES)[number];
+export const CITIES = PLACES.map((p) => [p.city, p.zip] as const);
 
 export const PRODUCTS = [
   "trail running shoes",

@@ -280,18 +280,23 @@ export class World implements WorldAccess {
   #placeholder(tool: ToolModel, args: Record<string, unknown>): Outcome | null {
     const properties = (tool.tool.parameters.properties ?? {}) as Record<
       string,
-      { description?: string }
+      { description?: string; enum?: unknown[] }
     >;
     for (const param in args) {
       const value = args[param];
       if (typeof value !== "string") continue;
+      // A value the schema itself lists ("none" among refund targets) is a choice, never a placeholder.
+      if (properties[param]?.enum?.includes(value)) continue;
       const entity = tool.idEntities.get(param);
       if (entity !== undefined && this.store.has(entity, value)) continue;
+      // A description's example is a placeholder for an identifier ("such as #W0000000"); a city
+      // given as an example ("e.g. Portland") may be where the person lives.
+      const example = tool.examples.get(param);
       const reason = placeholderReason(
         param,
         value,
         properties[param]?.description,
-        tool.examples.get(param),
+        example !== undefined && (entity !== undefined || /\d/.test(example)) ? example : undefined,
       );
       if (reason) {
         return refuse(

@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
-import { rulesFromMarkdown } from "../../env/policy.ts";
 import { SpecError } from "../../env/spec-error.ts";
 import { verbOf } from "../../env/tools.ts";
 import type { AgentSpec } from "../../spec/index.ts";
@@ -105,27 +104,28 @@ describe("Agent.from: refusals", () => {
     ]);
   });
 
-  it("lists every problem across tools, rules and axes once the shape is right", () => {
-    const spec: AgentSpec = {
+  it("lists every problem of every kind at once: shape and across fields together", () => {
+    const spec = {
       ...referenceSpec,
       tools: [...referenceSpec.tools, referenceSpec.tools[0] as AgentSpec["tools"][number]],
       policy: [
         { id: "a_rule", text: "One.", tools: ["get_order", "no_such_tool"] },
         { id: "a_rule", text: "Two." },
+        { id: "not an id", text: "Three." },
       ],
       axes: {
         stances: ["cooperative", "grumpy"],
         forbid: [{ tool: "get_order", condition: "on_fire" }],
       },
+      tool_roles: { no_such_tool: "utility" },
     };
     expect(problems(spec)).toEqual([
+      expect.stringMatching(/^policy\[2\]\.id: expected 1-64 letters, digits/),
+      expect.stringMatching(/^tool_roles\.no_such_tool: no tool is named "no_such_tool"/),
       'tools[8]: duplicate tool name "get_order" (also tools[0])',
       'policy[1].id: duplicate rule id "a_rule" (also policy[0])',
       expect.stringMatching(
         /^policy\[0\]\.tools\[1\]: unknown tool "no_such_tool"; expected one of get_order, list_orders/,
-      ),
-      expect.stringMatching(
-        /^axes\.stances\[1\]: "grumpy" is not a default stance; give \{name, description\} or one of cooperative/,
       ),
       expect.stringMatching(
         /^axes\.forbid\[0\]\.condition: "on_fire" is not a condition of this spec; expected one of ok, timeout/,
@@ -146,39 +146,7 @@ describe("Agent.from: refusals", () => {
   });
 });
 
-describe("policy", () => {
-  it("splits markdown into one rule per bullet or sentence, with readable unique ids", () => {
-    const rules = rulesFromMarkdown(
-      [
-        "# Money movement",
-        "Always confirm the amount and recipient before moving money. Never guess an account number.",
-        "",
-        "- Verify the customer's identity",
-        "  before discussing balances.",
-        "* Do **not** give investment advice.",
-        "1. Report tool failures plainly.",
-        "2) Report tool failures plainly.",
-        "```",
-        "- not a rule",
-        "```",
-      ].join("\n"),
-    );
-    expect(rules).toEqual([
-      {
-        id: "confirm_amount_recipient_before_moving",
-        text: "Always confirm the amount and recipient before moving money.",
-      },
-      { id: "never_guess_account_number", text: "Never guess an account number." },
-      {
-        id: "verify_customers_identity_before_discussing",
-        text: "Verify the customer's identity before discussing balances.",
-      },
-      { id: "do_not_give_investment_advice", text: "Do not give investment advice." },
-      { id: "report_tool_failures_plainly", text: "Report tool failures plainly." },
-      { id: "report_tool_failures_plainly_2", text: "Report tool failures plainly." },
-    ]);
-  });
-
+describe("policy on the rule axis", () => {
   it("turns a markdown policy into the rule axis, and an empty one into a single `none` value", () => {
     const agent = Agent.from({ ...referenceSpec, policy: "- Confirm first.\n- Never invent ids." });
     expect(agent.axes.rule.map((r) => r.name)).toEqual(["confirm_first", "never_invent_ids"]);

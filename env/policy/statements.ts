@@ -1,0 +1,209 @@
+import { isVerb } from "../tools.ts";
+
+/** Verbs a rule starts with when it tells the agent what to do ("Verify the caller…", "Never promise…"). */
+const IMPERATIVES = new Set([
+  "accept",
+  "add",
+  "advise",
+  "allow",
+  "answer",
+  "apologise",
+  "apologize",
+  "apply",
+  "ask",
+  "authenticate",
+  "avoid",
+  "be",
+  "begin",
+  "book",
+  "call",
+  "cancel",
+  "change",
+  "charge",
+  "check",
+  "clarify",
+  "collect",
+  "confirm",
+  "connect",
+  "consider",
+  "continue",
+  "decline",
+  "deny",
+  "direct",
+  "disclose",
+  "discuss",
+  "double-check",
+  "end",
+  "ensure",
+  "escalate",
+  "explain",
+  "find",
+  "follow",
+  "gather",
+  "get",
+  "give",
+  "greet",
+  "hand",
+  "handle",
+  "help",
+  "identify",
+  "include",
+  "inform",
+  "issue",
+  "keep",
+  "let",
+  "list",
+  "locate",
+  "log",
+  "look",
+  "make",
+  "mask",
+  "mention",
+  "modify",
+  "note",
+  "notify",
+  "obtain",
+  "offer",
+  "pass",
+  "process",
+  "proceed",
+  "promise",
+  "provide",
+  "quote",
+  "read",
+  "recommend",
+  "record",
+  "redact",
+  "refer",
+  "refund",
+  "refuse",
+  "reject",
+  "remind",
+  "repeat",
+  "reply",
+  "request",
+  "require",
+  "respond",
+  "retry",
+  "return",
+  "reveal",
+  "route",
+  "say",
+  "schedule",
+  "search",
+  "send",
+  "set",
+  "share",
+  "speak",
+  "state",
+  "stop",
+  "submit",
+  "suggest",
+  "summarise",
+  "summarize",
+  "take",
+  "talk",
+  "tell",
+  "transfer",
+  "treat",
+  "try",
+  "update",
+  "use",
+  "validate",
+  "verify",
+  "wait",
+  "warn",
+  "waive",
+]);
+
+/** Words that make a sentence an obligation, a prohibition or a limit. */
+const DEONTIC =
+  /\b(must|mustn'?t|should|shouldn'?t|shall|need to|needs to|have to|has to|required|requires|require|may not|may only|can only|cannot|can'?t|not allowed|not permitted|is allowed only|are allowed only|never|always|do not|don'?t|make sure|ensure|under no circumstances|it is forbidden|prohibited|only (if|when|after|before|once|for|to|with|within|on|in)|no (\w+ )?(is|are) to be)\b/i;
+/** Openers of a condition ("If the order shipped, …"): the rule is in the clause after. */
+const CONDITION = /^(if|when|whenever|once|before|after|unless|for|in case|while|where)\b/i;
+/** Words a sentence may open with before its verb: "Always verify…", "Please ask…". */
+const ADVERBS =
+  /^(please|always|never|also|then|first|next|finally|only|politely|immediately|kindly)\s+/i;
+
+/**
+ * Whether a sentence of a policy tells the agent what to do (a rule) or describes the business (a
+ * statement of fact: "Our store sells 50 products", "Each order can be pending or delivered").
+ * A rule obliges, forbids or limits ("must", "never", "only if"), or is an imperative ("Verify
+ * the caller…", "If the card is lost, freeze it").
+ */
+export function isRule(sentence: string): boolean {
+  const s = sentence.replace(/^[^\p{L}\d]+/u, "").trim();
+  if (s === "") return false;
+  if (DEONTIC.test(s)) return true;
+  if (imperative(s)) return true;
+  if (CONDITION.test(s)) {
+    const comma = s.indexOf(",");
+    if (comma > 0 && imperative(s.slice(comma + 1).trim())) return true;
+  }
+  // "Transfer to a human: when the customer asks" — a bullet naming an action before a colon.
+  const colon = s.indexOf(":");
+  return colon > 0 && imperative(s.slice(0, colon));
+}
+
+function imperative(clause: string): boolean {
+  const first = clause
+    .replace(ADVERBS, "")
+    .replace(ADVERBS, "")
+    .toLowerCase()
+    .match(/^[a-z-]+/)?.[0];
+  return first !== undefined && (IMPERATIVES.has(first) || isVerb(first));
+}
+
+/** Text compared for sameness: lower case, words only. */
+export function normalised(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\d]+/gu, " ")
+    .trim();
+}
+
+const FILLER = new Set([
+  "a",
+  "an",
+  "the",
+  "to",
+  "of",
+  "and",
+  "or",
+  "is",
+  "are",
+  "be",
+  "you",
+  "your",
+  "their",
+  "any",
+  "that",
+  "this",
+  "it",
+  "for",
+  "in",
+  "on",
+  "with",
+  "always",
+  "must",
+  "should",
+  "please",
+]);
+
+/** The words that carry a sentence's meaning, for comparing two rules. */
+export function contentWords(text: string): Set<string> {
+  return new Set(
+    normalised(text)
+      .split(" ")
+      .filter((w) => w.length > 1 && !FILLER.has(w))
+      .map((w) => w.replace(/(ies|es|s|ed|ing)$/, "")),
+  );
+}
+
+/** Whether two rules say the same thing: the same words, or nearly all of them (Jaccard ≥ 0.8). */
+export function sameRule(a: Set<string>, b: Set<string>): boolean {
+  if (a.size === 0 || b.size === 0) return false;
+  let shared = 0;
+  for (const w of a) if (b.has(w)) shared++;
+  return shared / (a.size + b.size - shared) >= 0.8;
+}

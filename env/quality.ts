@@ -1,0 +1,308 @@
+import type { ChatMessage, Quality, QualityFigure, Row } from "../spec/index.ts";
+import type { Agent } from "./agent.ts";
+import { needsConfirmation } from "./models/reading.ts";
+import { awaitsGoAhead } from "./people/phrases.ts";
+import { snake, type ToolModel, WorldModel } from "./world/model.ts";
+
+/** The bound each figure should keep on a healthy run; a figure past it is a warning. */
+export const QUALITY_BOUNDS = {
+  situation_tool_exercised: { at_least: 0.95 },
+  loops: { at_most: 0.01 },
+  empty_lookups: { at_most: 0.05 },
+  sentence_arguments: { at_most: 0.005 },
+  confirmed_writes: { at_least: 0.95 },
+  distinct_openings: { at_least: 0.25 },
+} as const;
+
+/** Fewest cases a figure needs before its bound is checked: a share of three is not a finding. */
+const MIN_SUPPORT = 20;
+
+/** Answers that say the call itself was wrong, so the tool never acted on anything. */
+const NOT_REACHED = new Set([
+  "invalid_arguments",
+  "placeholder_argument",
+  "unknown_tool",
+  "not_found",
+  "conversation_handed_off",
+]);
+
+/** Parameters that hold a detail to look something up by, never prose. */
+const DETAIL_PARAM =
+  /(^|_)(id|ids|number|code|email|phone|mobile|zip|zipcode|postcode|postal_code|name|first_name|last_name|dob|birth|date_of_birth|pin|last4|last_four|sku|iban|plate|username|handle)$/;
+/** Words that make a run of words a sentence rather than a name or a code. */
+const FUNCTION_WORDS = new Set([
+  "i",
+  "i'm",
+  "it's",
+  "its",
+  "my",
+  "me",
+  "is",
+  "the",
+  "can",
+  "could",
+  "you",
+  "your",
+  "please",
+  "so",
+  "and",
+  "of",
+  "to",
+  "that",
+  "this",
+  "want",
+  "need",
+  "would",
+  "have",
+  "what",
+]);
+
+/**
+ * What a run measures about its own data, row by row, in plan order: whether each row did its
+ * situation, whether a role looped, whether lookups found the person, whether arguments hold
+ * sentences, whether writes that need a yes got one, how varied the openings are, and which
+ * planned tools were never called. A model-backed agent is measured the same way.
+ */
+export class QualityTally {
+  readonly #model: WorldModel;
+  readonly #confirm = new Map<string, boolean>();
+  #rows = 0;
+  #plain = 0;
+  #exercised = 0;
+  #loops = 0;
+  #lookups = 0;
+  #empty = 0;
+  #calls = 0;
+  #sentences = 0;
+  #writes = 0;
+  #confirmed = 0;
+  readonly #frames = new Set<string>();
+  readonly #planned = new Set<string>();
+  readonly #called = new Set<string>();
+
+  constructor(agent: Agent) {
+    this.#model = WorldModel.of(agent);
+    for (const tool of this.#model.tools.values())
+      this.#confirm.set(tool.tool.name, needsConfirmation(agent, tool));
+  }
+
+  add(row: Row): void {
+    this.#rows++;
+    const situationTool = row.situation.axes.tool;
+    this.#planned.add(situationTool);
+    const start = 1 + row.episode.history_turns;
+    const names = new Map<string, string>();
+    const slipAt = new Set(row.episode.slips.map((s) => s.message));
+    let exercised = false;
+    const honest = row.situation.axes.world === "normal" && row.persona.misstated.length === 0;
+    row.messages.forEach((message, i) => {
+      if (message.role === "assistant") {
+        for (const call of message.tool_calls ?? []) {
+          names.set(call.id, call.function.name);
+          if (i < start) continue;
+          this.#called.add(call.function.name);
+          const tool = this.#model.tools.get(call.function.name);
+          if (!tool) continue;
+          this.#calls++;
+          if (sentenceIn(tool, call.function.arguments)) this.#sentences++;
+          if (
+            (tool.kind === "change" || tool.kind === "create") &&
+            this.#confirm.get(tool.tool.name)
+          ) {
+            if (slipAt.has(i)) continue;
+            this.#writes++;
+            if (confirmedBefore(row.messages, i, start)) this.#confirmed++;
+          }
+        }
+        return;
+      }
+      if (message.role !== "tool" || i < start) return;
+      const name = names.get(message.tool_call_id) ?? message.name;
+      const error = errorOf(message.content);
+      if (name === situationTool && !NOT_REACHED.has(error ?? "")) exercised = true;
+      const tool = this.#model.tools.get(name);
+      if (!honest || !tool || (tool.kind !== "read_one" && tool.kind !== "read_many")) return;
+      if (error !== null && error !== "not_found") return;
+      this.#lookups++;
+      if (error === "not_found" || emptyList(message.content)) this.#empty++;
+    });
+    const plain =
+      row.situation.axes.world === "normal" &&
+      row.situation.axes.condition === "ok" &&
+      row.episode.slips.length === 0;
+    if (plain) {
+      this.#plain++;
+      if (exercised) this.#exercised++;
+    }
+    if (loops(row.messages, start)) this.#loops++;
+    const opening = row.messages[start];
+    if (opening?.role === "user") this.#frames.add(frameOf(opening.content));
+  }
+
+  /** The figures so far. */
+  result(): Quality {
+    return {
+      rows: this.#rows,
+      situation_tool_exercised: figure(this.#exercised, this.#plain),
+      loops: figure(this.#loops, this.#rows),
+      empty_lookups: figure(this.#empty, this.#lookups),
+      sentence_arguments: figure(this.#sentences, this.#calls),
+      confirmed_writes: figure(this.#confirmed, this.#writes),
+      distinct_openings: figure(this.#frames.size, this.#rows),
+      tools_never_called: [...this.#planned].filter((t) => !this.#called.has(t)).sort(),
+    };
+  }
+
+  /** A warning for every figure past its bound (with enough support to mean something). */
+  warnings(): string[] {
+    return qualityWarnings(this.result());
+  }
+}
+
+/** The warnings a quality report carries: each figure past its bound, and tools planned but never called. */
+export function qualityWarnings(quality: Quality): string[] {
+  const out: string[] = [];
+  for (const [name, bound] of Object.entries(QUALITY_BOUNDS) as [
+    keyof typeof QUALITY_BOUNDS,
+    { at_least?: number; at_most?: number },
+  ][]) {
+    const f = quality[name];
+    if (f.of < MIN_SUPPORT || f.fraction === null) continue;
+    const words = name.replace(/_/g, " ");
+    if (bound.at_least !== undefined && f.fraction < bound.at_least)
+      out.push(
+        `quality: ${words} ${percent(f.fraction)} (${f.count} of ${f.of}), below ${percent(bound.at_least)}`,
+      );
+    if (bound.at_most !== undefined && f.fraction > bound.at_most)
+      out.push(
+        `quality: ${words} ${percent(f.fraction)} (${f.count} of ${f.of}), above ${percent(bound.at_most)}`,
+      );
+  }
+  if (quality.tools_never_called.length > 0 && quality.rows >= MIN_SUPPORT)
+    out.push(
+      `quality: ${quality.tools_never_called.length} planned tools were never called: ${quality.tools_never_called.join(", ")}`,
+    );
+  return out;
+}
+
+function figure(count: number, of: number): QualityFigure {
+  return { count, of, fraction: of === 0 ? null : count / of };
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+function errorOf(content: string): string | null {
+  try {
+    const body = JSON.parse(content) as unknown;
+    if (body !== null && typeof body === "object" && "error" in body)
+      return String((body as { error: unknown }).error);
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a read answer lists nothing: its first list is empty. */
+function emptyList(content: string): boolean {
+  try {
+    const body = JSON.parse(content) as unknown;
+    if (Array.isArray(body)) return body.length === 0;
+    if (body === null || typeof body !== "object") return false;
+    const list = Object.values(body).find(Array.isArray) as unknown[] | undefined;
+    return list !== undefined && list.length === 0 && Object.keys(body).length <= 3;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a call puts a sentence into an argument that should hold a detail (an id, a name, a code). */
+function sentenceIn(tool: ToolModel, args: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return false;
+  }
+  if (parsed === null || typeof parsed !== "object") return false;
+  const properties = (tool.tool.parameters.properties ?? {}) as Record<
+    string,
+    { pattern?: string; format?: string; enum?: unknown[] }
+  >;
+  for (const [param, value] of Object.entries(parsed as Record<string, unknown>)) {
+    const schema = properties[param];
+    const detail =
+      tool.idEntities.has(param) ||
+      DETAIL_PARAM.test(snake(param)) ||
+      schema?.pattern !== undefined ||
+      schema?.format !== undefined;
+    if (!detail) continue;
+    for (const v of Array.isArray(value) ? value : [value])
+      if (typeof v === "string" && isSentence(v)) return true;
+  }
+  return false;
+}
+
+/** A run of words that reads as a sentence: six or more words, or three with a function word. */
+export function isSentence(value: string): boolean {
+  const words = value.toLowerCase().trim().split(/\s+/).filter(Boolean);
+  if (words.length >= 6) return true;
+  return words.length >= 3 && words.some((w) => FUNCTION_WORDS.has(w.replace(/[^a-z']/g, "")));
+}
+
+/** Whether the person was asked for a go-ahead, and said yes, before the call at message `at`. */
+function confirmedBefore(messages: readonly ChatMessage[], at: number, start: number): boolean {
+  let answer = -1;
+  for (let i = at - 1; i >= start; i--) {
+    if (messages[i]?.role === "user") {
+      answer = i;
+      break;
+    }
+  }
+  if (answer < 0) return false;
+  const reply = messages[answer] as { content: string };
+  if (
+    !/\b(yes|yeah|yep|yup|sure|ok(ay)?|go ahead|do it|please do|correct|confirm(ed)?)\b/i.test(
+      reply.content,
+    )
+  )
+    return false;
+  for (let i = answer - 1; i >= start; i--) {
+    const m = messages[i];
+    if (m?.role === "user") return false;
+    if (m?.role === "assistant" && typeof m.content === "string" && awaitsGoAhead(m.content))
+      return true;
+  }
+  return false;
+}
+
+/** Whether a role repeats itself: the same words twice from the person, or the same message or call three times from the agent. */
+function loops(messages: readonly ChatMessage[], start: number): boolean {
+  const said = new Map<string, number>();
+  for (let i = start; i < messages.length; i++) {
+    const m = messages[i];
+    if (!m || (m.role !== "user" && m.role !== "assistant")) continue;
+    const text =
+      m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0
+        ? `call ${JSON.stringify(m.tool_calls?.map((c) => [c.function.name, c.function.arguments]))}`
+        : (m.content ?? "").toLowerCase().replace(/\s+/g, " ").trim();
+    if (text === "") continue;
+    const key = `${m.role} ${text}`;
+    const times = (said.get(key) ?? 0) + 1;
+    said.set(key, times);
+    if (times >= (m.role === "user" ? 2 : 3)) return true;
+  }
+  return false;
+}
+
+/** The first five words of an opening, values masked, as a frame the writer used. */
+function frameOf(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/\S*\d\S*/g, "#")
+    .split(/[^a-z#']+/)
+    .filter(Boolean)
+    .slice(0, 5)
+    .join(" ");
+}
