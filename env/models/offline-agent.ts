@@ -2,20 +2,44 @@ import type { AssistantMessage, ChatMessage, SlipKind } from "../../spec/index.t
 import type { Agent } from "../agent.ts";
 import { AGENT_WRITTEN } from "../people/goal.ts";
 import { Rng } from "../rng.ts";
+import { identityKey } from "../world/identity.ts";
 import { type EntityModel, snake, type ToolModel, WorldModel } from "../world/model.ts";
-import { argumentsIn, bareAnswer, intentOf, needsConfirmation } from "./reading.ts";
+import { meets } from "../world/statuses.ts";
+import { intentOf, intentScores, needsConfirmation, wantsHuman } from "./reading.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./roles.ts";
+import { fits, propertiesOf, readValue, spokenName } from "./slots.ts";
 
 /** Share of episodes in which the offline agent makes one of its named slips. */
 export const DEFAULT_SLIP_RATE = 0.25;
 
-const ANYTHING_ELSE = "Is there anything else I can help you with?";
 const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
+/** The person doubting that something happened. */
+const DOUBT =
+  /are you sure|double-?check|check again|actually (went|worked|happened|done)|went through\?|proof|what the system shows/i;
+/** What the agent says when every wording of a message was used: it has nothing new to add. */
+const LAST_WORDS = [
+  "I'm sorry, I don't have anything more I can do on this here.",
+  "I've done all I can with this from here, I'm afraid.",
+  "There's nothing further I can do on this one, sorry.",
+];
+/** The person saying what the agent reported is not what they have. */
+const DISPUTE =
+  /doesn'?t match|does not match|that'?s (not|wrong)|isn'?t (right|correct)|my \w+( \w+)? says/i;
+/** The person asking the agent to try again. */
+const TRY_AGAIN = /\btry (it )?again\b|\bplease try\b|\bone more time\b/i;
+/** Times the agent asks for one detail before it stops asking and says what it cannot do. */
+const MAX_ASKS = 2;
+/** Identity details the agent may look a person up by, most usual first. */
+const LOOKUP_ORDER = ["email", "phone", "name", "first_name", "last_name", "zip", "date_of_birth"];
 
 /**
- * The offline agent: a seeded scripted policy. It asks for missing identifiers, calls the right
- * tool, confirms before a write when a rule says so and reports tool errors truthfully — and in a
- * set share of episodes slips in one named, realistic way, recorded on the turn it happens.
+ * The offline agent: a seeded scripted policy that does the situation right on any spec. It reads
+ * the request in any wording, checks who the person is when the policy asks, reads a record before
+ * changing it (and says so when its state does not allow the change), fills every argument by its
+ * schema from what the person said and what tools returned — never a sentence into an identifier —
+ * reads a write back and waits for a yes under any confirmation rule, reports tool errors
+ * truthfully, and hands off when asked. In a set share of episodes it slips in one named,
+ * realistic way, recorded on the turn it happens; anything else it gets wrong is a bug.
  */
 export class OfflineAgent implements AgentPolicy {
   readonly name = "offline";
@@ -33,11 +57,18 @@ export class OfflineAgent implements AgentPolicy {
   }
 }
 
+/** What the agent is waiting for. */
 type Pending =
-  | { kind: "ask"; params: string[] }
+  | { kind: "ask"; tool: ToolModel; params: string[] }
+  | { kind: "intent" }
   | { kind: "confirm" }
   | { kind: "choose"; param: string; ids: string[] }
-  | { kind: "call"; tool: ToolModel; listingFor?: string }
+  | {
+      kind: "call";
+      tool: ToolModel;
+      purpose: "lookup" | "verify" | "read" | "goal" | "list";
+      listingFor?: string;
+    }
   | { kind: "reported" }
   | null;
 
@@ -48,15 +79,46 @@ class ScriptedSession implements AgentSession {
   readonly #slipRate: number;
   #slip: SlipKind | null | undefined;
   #intent: ToolModel | null = null;
-  #args: Record<string, unknown> = {};
+  /** Values known for arguments, by parameter name: what the person said and what tools returned. */
+  readonly #args = new Map<string, unknown>();
+  /** Ids tools returned, by entity. */
+  readonly #seen = new Map<string, Set<string>>();
   #pending: Pending = null;
   #confirmed = false;
   #attempts = 0;
   #calls = 0;
   #turns = 0;
-  #unknownIds = new Set<string>();
+  /** The person's record was found by a lookup (or a lookup found nothing). */
+  #identified: "yes" | "no" | null = null;
+  /** The details already checked, so the same check is not run twice. */
+  readonly #verifyTried = new Set<string>();
+  /** Whether a check of the person's details passed, when the policy asks for one. */
+  #verified: boolean | null = null;
+  #lookupsTried = new Set<string>();
+  /** Records read before a change, by id. */
+  readonly #read = new Set<string>();
+  readonly #asked = new Map<string, number>();
+  readonly #unknownIds = new Set<string>();
   /** Values the world already said it could not find, by argument. */
-  #notFound = new Map<string, Set<string>>();
+  readonly #notFound = new Map<string, Set<string>>();
+  readonly #said = new Set<string>();
+  #intentAsks = 0;
+  #retries = 0;
+  /** Times the agent looked again because the person doubted a report. */
+  #rechecks = 0;
+  /** Times the person asked again for what was already reported. */
+  #restatements = 0;
+  /** The last answer a tool gave, and what the agent last reported of it. */
+  #lastBody: Record<string, unknown> | null = null;
+  #lastReport = "";
+  /** The request's own call succeeded (or the agent said so): it is done, and not done again. */
+  #completed = false;
+  /** Every request carried out (or said to be) in this conversation. */
+  readonly #done = new Set<ToolModel>();
+  /** The error code of the last failed call of the request, if it failed. */
+  #lastError: string | null = null;
+  /** Read-backs the person answered with a no. */
+  #refusals = 0;
 
   constructor(agent: Agent, seed: number, slipRate: number) {
     this.#agent = agent;
@@ -69,124 +131,279 @@ class ScriptedSession implements AgentSession {
     this.#turns++;
     const last = conversation.at(-1);
     if (last?.role === "tool") return this.#afterTool(last.content, conversation);
-    if (last?.role === "user") this.#absorb(last.content, conversation);
+    if (last?.role === "user") {
+      const handOff = this.#absorb(last.content, conversation);
+      if (handOff) return handOff;
+    }
     return this.#next(conversation);
   }
 
-  /** Takes in what the person just said: the request, identifiers, answers, a yes or a no. */
-  #absorb(text: string, conversation: readonly ChatMessage[]): void {
+  /** Takes in what the person just said: the request, details, a yes or a no, a choice. */
+  #absorb(text: string, conversation: readonly ChatMessage[]): AgentTurn | null {
+    const pending = this.#pending;
+    if (wantsHuman(text) && this.#handoffTool() && this.#intent?.kind !== "handoff") {
+      this.#intent = this.#handoffTool() as ToolModel;
+      this.#pending = null;
+      return null;
+    }
     if (!this.#intent) {
       const said = conversation
         .filter((m) => m.role === "user")
         .map((m) => m.content)
         .join(" ");
       this.#intent = intentOf(this.#model, said);
-      if (this.#intent) Object.assign(this.#args, argumentsIn(this.#model, this.#intent, said));
-      return;
+      if (this.#intent) this.#learnFrom(said, false);
+      return null;
     }
-    const tool = this.#intent;
-    const pending = this.#pending;
-    const given = argumentsIn(this.#model, tool, text);
-    if (pending?.kind === "reported" && Object.entries(given).some(([p, v]) => this.#args[p] !== v))
-      this.#pending = null;
-    Object.assign(this.#args, given);
-    if (pending?.kind === "ask") {
-      this.#fillAskedIds(tool, pending.params, text);
-      const free = pending.params.filter((p) => !tool.idEntities.has(p) && !(p in given));
-      const value =
-        free.length === 1 ? this.#coerce(tool, free[0] as string, bareAnswer(text)) : undefined;
-      if (value !== undefined) this.#args[free[0] as string] = value;
-      if (/\b(don'?t|do not) have\b|not sure which|\beither\b/i.test(text)) {
-        for (const p of pending.params)
-          if (tool.idEntities.has(p) && !(p in given)) this.#unknownIds.add(p);
+    if (pending?.kind === "reported") {
+      // Asking for something else after a report is a new request; a new detail (the right id
+      // after a wrong one) reopens this one.
+      const other = this.#otherIntent(text);
+      if (other && !/^\W*(no|nope|that'?s (all|everything)|thanks)/i.test(text)) {
+        this.#intent = other;
+        this.#completed = this.#done.has(other);
+        this.#confirmed = false;
+        this.#refusals = 0;
+        this.#pending = null;
+        this.#learnFrom(text, false);
+        return null;
       }
+      // A dispute of what was reported ("my status says pending") is answered, not acted on; a
+      // request carried out is not carried out twice.
+      if (DISPUTE.test(text) || this.#completed) return null;
+      // A corrected id (the right one after one that was not found) reopens the request, and a
+      // reopened write needs a new yes.
+      const before = new Map(this.#args);
+      this.#learnFrom(text, false);
+      const corrected = [...this.#args].some(
+        ([p, v]) => before.has(p) && before.get(p) !== v && this.#intent?.idEntities.has(p),
+      );
+      const found = [...this.#args].some(([p]) => !before.has(p) && this.#notFound.has(p));
+      if (corrected || found) {
+        this.#pending = null;
+        this.#confirmed = false;
+      }
+      return null;
     }
     if (pending?.kind === "confirm") {
-      this.#confirmed =
-        /\b(yes|yeah|yep|sure|ok(ay)?|go ahead|please do|correct|do it|obviously)\b/i.test(text) &&
-        !/\b(no|not|isn'?t|wrong)\b/i.test(text);
+      this.#confirmed = saysYes(text);
+      if (!this.#confirmed) {
+        this.#refusals++;
+        this.#learnFrom(text, false);
+        // Told no twice, the agent does not ask a third time: it does nothing and says so.
+        if (this.#refusals >= 2) {
+          this.#pending = { kind: "reported" };
+          return this.#say(
+            "Understood, I won't make that change. Is there anything else I can help you with?",
+          );
+        }
+      }
+      return null;
     }
     if (pending?.kind === "choose") {
       const picked =
         pending.ids.find((id) => text.includes(id)) ??
         (/\bsecond\b/i.test(text) ? pending.ids[1] : undefined) ??
         (/first|either|any/i.test(text) ? pending.ids[0] : undefined);
-      if (picked) this.#args[pending.param] = picked;
+      if (picked) this.#args.set(pending.param, picked);
+      return null;
     }
+    if (pending?.kind === "ask") {
+      const alone = pending.params.length === 1;
+      let answered = false;
+      for (const param of pending.params) {
+        const read = readValue(this.#model, pending.tool, param, text, alone);
+        if (read && fits(propertiesOf(pending.tool)[param], read.value)) {
+          this.#args.set(param, read.value);
+          answered = true;
+        }
+      }
+      // No answer, and the request said again in other words: the agent had it wrong.
+      const other = answered ? null : this.#otherIntent(text);
+      if (other && pending.tool === this.#intent) {
+        this.#intent = other;
+        this.#completed = this.#done.has(other);
+        this.#confirmed = false;
+        this.#pending = null;
+        this.#learnFrom(text, false);
+        return null;
+      }
+      if (/\b(don'?t|do not) (have|know|remember)\b|not sure which|\beither\b/i.test(text)) {
+        for (const p of pending.params)
+          if (pending.tool.idEntities.has(p) && !this.#args.has(p)) this.#unknownIds.add(p);
+      }
+    }
+    this.#learnFrom(text, false);
+    return null;
   }
 
-  /** An answer to "what is your X?" with no direction words: the identifiers given, in order, fill the asked arguments still missing. */
-  #fillAskedIds(tool: ToolModel, asked: string[], text: string): void {
-    const used = new Set(Object.values(this.#args).map(String));
-    for (const param of asked) {
-      if (this.#args[param] !== undefined) continue;
-      const entity = this.#model.entities.get(tool.idEntities.get(param) ?? "");
-      if (!entity) continue;
-      const id = entity.idFormat.find(text).find((v) => !used.has(v));
-      if (id) {
-        this.#args[param] = entity.idFormat.numeric ? Number(id) : id;
-        used.add(id);
+  /** A tool the message asks for clearly more than the one the agent is working on, if any. */
+  #otherIntent(text: string): ToolModel | null {
+    const scores = intentScores(this.#model, text);
+    const best = scores[0];
+    if (!best || best.tool === this.#intent) return null;
+    const current = scores.find((s) => s.tool === this.#intent)?.score ?? 0;
+    return best.score >= current + 2 ? best.tool : null;
+  }
+
+  /**
+   * Every value a message gives for the arguments of the tools the agent may call next. A value
+   * already known stays, unless the person corrects it ("No, that isn't mine, it's …"): an id of
+   * one shape may be another record's (a flight number read as a booking code).
+   */
+  #learnFrom(text: string, asked: boolean): void {
+    const correcting =
+      /\b(isn'?t (mine|right|it)|not mine|wrong|mixed (it )?up|actually|sorry,? it'?s)\b/i.test(
+        text,
+      );
+    for (const tool of this.#plannedTools()) {
+      for (const param of Object.keys(propertiesOf(tool))) {
+        if (this.#args.has(param) && !(correcting && tool.idEntities.has(param))) continue;
+        const read = readValue(this.#model, tool, param, text, asked);
+        if (read && fits(propertiesOf(tool)[param], read.value)) this.#args.set(param, read.value);
       }
     }
   }
 
-  /** The next move: gather what is missing, confirm, then call; or wrap up once reported. */
+  /** The tools the request may need: the goal's, the lookups that find the person, the reader of its record. */
+  #plannedTools(): ToolModel[] {
+    const intent = this.#intent;
+    return [
+      ...(intent ? [intent] : []),
+      ...this.#lookups(),
+      ...(intent ? [this.#reader(intent)].filter((t): t is ToolModel => t !== undefined) : []),
+    ];
+  }
+
+  /** The next move: find who the person is, read before changing, gather what is missing, confirm, then call; or wrap up. */
   #next(conversation: readonly ChatMessage[]): AgentTurn {
     const tool = this.#intent;
     if (this.#pending?.kind === "reported") {
       const last = conversation.at(-1);
-      if (last?.role === "user" && /sure|double-check|check again|went through/i.test(last.content))
-        return this.#recheck();
-      return this.#say(ANYTHING_ELSE);
+      if (last?.role === "user" && DOUBT.test(last.content)) return this.#recheck();
+      // "Try again" after a refusal the world will repeat (a closed ticket) is answered, not retried.
+      if (
+        last?.role === "user" &&
+        TRY_AGAIN.test(last.content) &&
+        this.#lastError &&
+        !RETRYABLE.has(this.#lastError)
+      )
+        return this.#restated(tool ?? (this.#intent as ToolModel), conversation);
+      if (last?.role === "user" && TRY_AGAIN.test(last.content) && this.#retries < 1) {
+        // "Please try again": the agent starts over once, asking afresh for what it could not find.
+        this.#retries++;
+        this.#pending = null;
+        this.#lookupsTried.clear();
+        this.#identified = null;
+        this.#confirmed = false;
+        for (const tool of this.#lookups())
+          for (const p of Object.keys(propertiesOf(tool))) this.#args.delete(p);
+        return this.#next(conversation);
+      }
+      if (last?.role === "user" && DISPUTE.test(last.content)) return this.#explain(last.content);
+      if (last?.role === "user" && tool && intentOf(this.#model, last.content) === tool)
+        return this.#restated(tool, conversation);
+      return this.#say(
+        "Is there anything else I can help you with?",
+        "Can I help with anything else today?",
+        "Anything else I can do for you?",
+        "Is there something else you need?",
+      );
     }
-    if (!tool)
-      return this.#say("I'm sorry, I didn't quite get that. What would you like me to do?");
+    if (!tool) {
+      this.#intentAsks++;
+      this.#pending = { kind: "intent" };
+      if (this.#intentAsks > 2) {
+        const handoff = this.#handoffTool();
+        if (handoff) {
+          this.#intent = handoff;
+          return this.#call(handoff, "goal");
+        }
+        this.#pending = { kind: "reported" };
+        return this.#say(
+          "I'm sorry, I can't help with that here. Is there anything else I can do?",
+        );
+      }
+      return this.#say(
+        "Sorry, I'm not sure what you need. Could you tell me what you'd like me to do?",
+        "Could you tell me a bit more about what you need done?",
+        "I want to make sure I get this right: what would you like me to help with?",
+      );
+    }
     const slip = this.#plannedSlip(tool);
     if (slip === "early_handoff" && this.#turns === 1) {
       this.#slip = null;
       return this.#handOff(tool);
     }
+    if (tool.kind === "handoff") return this.#handOffTo(tool, conversation);
+    if (this.#done.has(tool)) {
+      this.#pending = { kind: "reported" };
+      return this.#restated(tool, conversation);
+    }
 
+    // Who the person is, first, when the policy asks it or the request needs their id.
+    const lookup = this.#lookupNeeded(tool);
+    if (lookup) return lookup;
+    if (this.#identified === "no" && this.#agent.policy.identity.required) {
+      this.#pending = { kind: "reported" };
+      return this.#say(
+        "I'm sorry, I can't go ahead without finding your account first. Is there anything else I can help with?",
+      );
+    }
+
+    // A change reads its record first: to know its state and the ids it holds.
+    const reader = this.#reader(tool);
+    const target = tool.idParam ? this.#args.get(tool.idParam) : undefined;
+    if (
+      reader &&
+      tool.kind === "change" &&
+      target !== undefined &&
+      !this.#read.has(String(target)) &&
+      this.#missing(reader).length === 0
+    )
+      return this.#call(reader, "read");
+
+    this.#fillFromSeen(tool);
     const missing = this.#missing(tool);
     const missingIds = missing.filter((p) => tool.idEntities.has(p));
     if (missingIds.length > 0 && slip === "invented_identifier") {
       this.#slip = null;
-      for (const p of missingIds) this.#args[p] = this.#invent(tool, p);
-      return this.#call(tool, {
+      for (const p of missingIds) this.#args.set(p, this.#invent(tool, p));
+      return this.#call(tool, "goal", {
         kind: "invented_identifier",
-        detail: `made up ${missingIds.map((p) => `${p}=${this.#args[p]}`).join(", ")}`,
+        detail: `made up ${missingIds.map((p) => `${p}=${this.#args.get(p)}`).join(", ")}`,
       });
     }
-    const again = Object.entries(this.#args).find(([p, v]) =>
-      this.#notFound.get(p)?.has(String(v)),
-    );
+    const again = [...this.#args].find(([p, v]) => this.#notFound.get(p)?.has(String(v)));
     if (again) {
       this.#pending = { kind: "reported" };
       return this.#say(
-        `I'm sorry, I still can't find anything with ${words(again[0])} ${String(again[1])}, so I can't go further with it. ${ANYTHING_ELSE}`,
+        `I'm sorry, I still can't find anything with ${spokenName(again[0])} ${String(again[1])}, so I can't go further with it. Is there anything else I can help with?`,
       );
     }
     const listing = missingIds.find((p) => this.#unknownIds.has(p));
     if (listing) {
       const lister = this.#lister(tool, listing);
-      if (lister) {
-        const needed = this.#missing(lister);
-        if (needed.length > 0) return this.#ask(lister, needed);
-        return this.#call(lister, undefined, listing);
-      }
+      if (lister && this.#missing(lister).length === 0)
+        return this.#call(lister, "list", undefined, listing);
     }
     if (missing.length > 0) return this.#ask(tool, missing);
 
     if (needsConfirmation(this.#agent, tool) && !this.#confirmed) {
       if (slip === "skipped_confirmation") {
         this.#slip = null;
-        return this.#call(tool, {
+        return this.#call(tool, "goal", {
           kind: "skipped_confirmation",
           detail: `called ${tool.tool.name} without the person's yes`,
         });
       }
       this.#pending = { kind: "confirm" };
-      return this.#say(`To confirm, I'll ${this.#describe(tool)}. Shall I go ahead?`);
+      const details = this.#describe(tool);
+      return this.#say(
+        `To confirm, I'll ${details}. Shall I go ahead?`,
+        `Just to check before I do it: ${details}. Would you like me to proceed? (yes/no)`,
+        `Here's what I'm about to do: ${details}. Is that right, shall I go ahead?`,
+      );
     }
     if (
       slip === "claimed_unperformed_action" &&
@@ -195,10 +412,14 @@ class ScriptedSession implements AgentSession {
     ) {
       this.#slip = null;
       this.#pending = { kind: "reported" };
+      // Having said it is done, the agent goes on as if it were: the slip stays a slip.
+      this.#completed = true;
+      this.#done.add(tool);
+      this.#lastReport = `it's done: ${this.#describe(tool)}`;
       return {
         message: {
           role: "assistant",
-          content: `Done! I've taken care of it: ${this.#describe(tool)}. ${ANYTHING_ELSE}`,
+          content: `Done! I've taken care of it: ${this.#describe(tool)}. Is there anything else I can help you with?`,
         },
         slip: {
           kind: "claimed_unperformed_action",
@@ -206,16 +427,125 @@ class ScriptedSession implements AgentSession {
         },
       };
     }
-    return this.#call(tool);
+    return this.#call(tool, "goal");
   }
 
-  /** Reads a tool answer and says what happened, retrying what is worth retrying. */
+  /** The lookup to make before anything else, or the question that makes it possible; null when none is needed. */
+  #lookupNeeded(tool: ToolModel): AgentTurn | null {
+    if (this.#identified === "yes") return this.#verification(tool);
+    if (this.#identified !== null) return null;
+    const lookups = this.#lookups().filter((l) => l !== tool);
+    if (lookups.length === 0) {
+      this.#identified = "yes";
+      return this.#verification(tool);
+    }
+    const personId = this.#model.person.idField;
+    const needsPerson = Object.keys(propertiesOf(tool)).some(
+      (p) => snake(p) === personId && !this.#args.has(p),
+    );
+    if (!this.#agent.policy.identity.required && !needsPerson) return null;
+    // The person's own details may already make one possible (an email in the opening).
+    const ready = lookups.find(
+      (l) => !this.#lookupsTried.has(l.tool.name) && this.#lookupMissing(l).length === 0,
+    );
+    if (ready) return this.#call(ready, "lookup");
+    const next = lookups.find((l) => !this.#lookupsTried.has(l.tool.name));
+    if (!next) {
+      this.#identified = "no";
+      this.#pending = { kind: "reported" };
+      return this.#say(
+        "I'm sorry, I couldn't find your account with the details you gave, so I can't make changes to it from here. Is there anything else I can help with?",
+      );
+    }
+    return this.#ask(next, this.#lookupMissing(next));
+  }
+
+  /**
+   * When the policy asks who the person is and a tool checks their details (a PIN, a date of
+   * birth), the check comes after the lookup: the details are asked for, then checked; a check
+   * that fails twice ends the request.
+   */
+  #verification(tool: ToolModel): AgentTurn | null {
+    if (this.#verified !== null || !this.#agent.policy.identity.required) return null;
+    // A check the agent can make: its record known, and nothing else it needs but the details to check.
+    const verifier = [...this.#model.tools.values()].find(
+      (t) =>
+        t.verifies.length > 0 &&
+        t !== tool &&
+        t.idParam !== null &&
+        this.#args.has(t.idParam) &&
+        (t.tool.parameters.required ?? []).every(
+          (p) => t.verifies.includes(p) || this.#args.has(p),
+        ),
+    );
+    if (!verifier) return null;
+    // The same details checked again would fail again: that is a mismatch, not a new try.
+    const tried = JSON.stringify(verifier.verifies.map((p) => this.#args.get(p) ?? null));
+    if (this.#verifyTried.has(tried) && verifier.verifies.every((p) => this.#args.has(p))) {
+      this.#verified = false;
+      this.#pending = { kind: "reported" };
+      return this.#say(
+        "I'm sorry, those details still don't match what we have, so I can't make changes to this account. Is there anything else I can help with?",
+      );
+    }
+    const needed = verifier.verifies.filter((p) => !this.#args.has(p));
+    const required = new Set(verifier.tool.parameters.required ?? []);
+    const ask = needed.filter((p) => required.has(p) || needed.length <= 2).slice(0, 3);
+    if (ask.length > 0 && ask.some((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
+      return this.#ask(verifier, ask);
+    this.#verifyTried.add(tried);
+    return this.#call(verifier, "verify");
+  }
+
+  /** Reads tools that find the person (or their account) by their own details: an email, a phone, a name and zip. */
+  #lookups(): ToolModel[] {
+    const person = this.#model.person;
+    const found = [...this.#model.tools.values()].filter((t) => {
+      if (t.kind !== "read_many" && t.kind !== "read_one") return false;
+      if (t.idByEmail) return true;
+      if (t.kind === "read_one") return false;
+      const params = lookupParams(t);
+      const byDetails =
+        params.length > 0 &&
+        params.every(
+          (p) => identityKey(snake(p)) !== null || t.refs.some((r) => r.param === p && !r.many),
+        ) &&
+        params.some(
+          (p) =>
+            identityKey(snake(p)) !== null || t.refs.some((r) => r.param === p && r.by === "email"),
+        );
+      return (
+        byDetails && (t.entity === person.name || !this.#model.entities.get(t.entity)?.catalog)
+      );
+    });
+    const rank = (t: ToolModel) => {
+      const keys = lookupParams(t).map((p) => identityKey(snake(p)) ?? "email");
+      return Math.min(...keys.map((k) => LOOKUP_ORDER.indexOf(k) + 1 || 9)) * 10 + keys.length;
+    };
+    return found.sort((a, b) => rank(a) - rank(b));
+  }
+
+  /** What a lookup still needs: its required details, or, when all are optional, a record's id the person gave or else their details. */
+  #lookupMissing(tool: ToolModel): string[] {
+    const required = tool.tool.parameters.required ?? [];
+    if (required.length > 0) return this.#missing(tool);
+    const refs = tool.refs.filter((r) => r.by === "id" && !r.many).map((r) => r.param);
+    if (refs.some((p) => this.#args.has(p))) return [];
+    return lookupParams(tool).filter(
+      (p) => !refs.includes(p) && !this.#args.has(p) && identityKey(snake(p)) !== "zip",
+    );
+  }
+
+  /** Reads a tool answer: learns the ids it shows, retries what is worth retrying, and says what happened. */
   #afterTool(content: string, conversation: readonly ChatMessage[]): AgentTurn {
     const pending = this.#pending;
-    const tool = pending?.kind === "call" ? pending.tool : (this.#intent as ToolModel);
+    const call = pending?.kind === "call" ? pending : null;
+    const tool = call?.tool ?? (this.#intent as ToolModel);
     let body: Record<string, unknown> | null = null;
     try {
-      body = JSON.parse(content) as Record<string, unknown>;
+      const parsed = JSON.parse(content) as unknown;
+      body =
+        parsed !== null && typeof parsed === "object" ? (parsed as Record<string, unknown>) : null;
     } catch {
       body = null;
     }
@@ -224,66 +554,224 @@ class ScriptedSession implements AgentSession {
     const reads = tool.kind === "read_one" || tool.kind === "read_many";
     // A read is safe to ask again; a write whose answer came back spoiled has happened, so it is not repeated.
     if ((error && RETRYABLE.has(error)) || (unreadable && reads)) {
-      if (this.#attempts < 2)
-        return this.#call(
-          tool,
-          undefined,
-          pending?.kind === "call" ? pending.listingFor : undefined,
-        );
+      if (this.#attempts < 2 && call)
+        return this.#call(tool, call.purpose, undefined, call.listingFor);
     }
-    if (pending?.kind === "call" && pending.listingFor && body && !error)
-      return this.#choose(pending.listingFor, body, conversation);
+    if (body && !error) this.#learnIds(body);
+    if (body) this.#lastBody = body;
+    if (call?.purpose === "lookup") return this.#afterLookup(tool, body, error, conversation);
+    if (call?.purpose === "verify") return this.#afterVerify(tool, body, conversation);
+    if (call?.purpose === "read") return this.#afterRead(tool, body, error, conversation);
+    if (call?.purpose === "list" && call.listingFor && body && !error)
+      return this.#choose(call.listingFor, body, conversation);
     if (error && this.#slip === "claimed_success_after_error") {
       this.#slip = null;
       this.#pending = { kind: "reported" };
       return {
-        message: { role: "assistant", content: `All done: I've completed it. ${ANYTHING_ELSE}` },
+        message: {
+          role: "assistant",
+          content: "All done: I've completed it. Is there anything else I can help you with?",
+        },
         slip: {
           kind: "claimed_success_after_error",
           detail: `reported success after ${tool.tool.name} answered ${error}`,
         },
       };
     }
+    if (error) this.#lastError = error;
     if (error === "not_found") {
       const looked = Object.keys((body?.looked_up as Record<string, unknown>) ?? {})[0];
-      if (looked) {
-        const value = this.#args[looked];
-        delete this.#args[looked];
+      if (looked && this.#args.has(looked) && (this.#asked.get(looked) ?? 0) < MAX_ASKS) {
+        const value = this.#args.get(looked);
+        this.#args.delete(looked);
         this.#notFound.set(looked, (this.#notFound.get(looked) ?? new Set()).add(String(value)));
-        this.#pending = { kind: "ask", params: [looked] };
+        this.#asked.set(looked, (this.#asked.get(looked) ?? 0) + 1);
+        this.#pending = { kind: "ask", tool, params: [looked] };
         return this.#say(
-          `I couldn't find anything with ${words(looked)} ${String(value)}. Could you double-check the ${words(looked)}?`,
+          `I couldn't find anything with ${spokenName(looked)} ${String(value)}. Could you double-check the ${spokenName(looked)}?`,
         );
       }
     }
     this.#pending = { kind: "reported" };
     if (error === "permission_denied")
-      return this.#say(`I'm sorry, I don't have permission to do that from here. ${ANYTHING_ELSE}`);
-    if (error)
       return this.#say(
-        `I'm sorry, I couldn't do that: ${String(body?.message ?? error)}. ${ANYTHING_ELSE}`,
+        "I'm sorry, I don't have permission to do that from here. Is there anything else I can help you with?",
       );
+    if (error) {
+      this.#lastError = error;
+      this.#lastReport = `the system answered: ${String(body?.message ?? error)}`;
+      return this.#say(
+        `I'm sorry, I couldn't do that: ${String(body?.message ?? error)}. Is there anything else I can help you with?`,
+      );
+    }
     if (body === null)
       return this.#say(
-        `I'm sorry, the system sent back an answer I can't read, so I can't tell you yet whether that ${reads ? "lookup" : "request"} worked. Please check again shortly. ${ANYTHING_ELSE}`,
+        `I'm sorry, the system sent back an answer I can't read, so I can't tell you yet whether that ${reads ? "lookup" : "request"} worked. Please check again shortly. Is there anything else I can help you with?`,
+      );
+    if (tool.kind === "handoff")
+      return this.#say(
+        "I've passed your conversation to a colleague, who will pick it up from here.",
       );
     if (unreadable)
       return this.#say(
-        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body)}. ${ANYTHING_ELSE}`,
+        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body)}. Is there anything else I can help you with?`,
       );
-    const intro =
-      tool.kind === "read_one" || tool.kind === "read_many" ? "Here's what I found" : "Done";
-    return this.#say(`${intro}: ${summary(body)}. ${ANYTHING_ELSE}`);
+    if (call?.purpose === "goal" && tool === this.#intent) {
+      this.#completed = true;
+      this.#done.add(tool);
+    }
+    const intro = reads ? "Here's what I found" : `Done, I've ${pastOf(tool)}`;
+    this.#lastReport = reads ? `the record shows ${summary(body)}` : `it's done: ${summary(body)}`;
+    return this.#say(
+      `${intro}: ${summary(body)}. Is there anything else I can help you with?`,
+      `${intro}: ${summary(body)}. Can I help with anything else?`,
+    );
   }
 
-  /** After listing the person's records to find the one they mean: use it, or ask which. */
+  /** After a lookup of the person: their id when it found exactly one; else another way to find them. */
+  #afterLookup(
+    tool: ToolModel,
+    body: Record<string, unknown> | null,
+    error: string | null,
+    conversation: readonly ChatMessage[],
+  ): AgentTurn {
+    this.#lookupsTried.add(tool.tool.name);
+    const records = body ? recordsOf(body) : [];
+    if (!error && records.length >= 1) {
+      this.#identified = "yes";
+      this.#pending = null;
+      const entity = this.#model.entities.get(tool.entity) as EntityModel;
+      if (records.length === 1) {
+        const id = records[0]?.[entity.idField];
+        if (id !== undefined) this.#setFor(entity, String(id));
+      }
+      return this.#next(conversation);
+    }
+    for (const param of Object.keys(propertiesOf(tool))) this.#args.delete(param);
+    this.#pending = null;
+    return this.#lookupNeeded(this.#intent as ToolModel) ?? this.#next(conversation);
+  }
+
+  /** After a check of the person's details: go on when it passed; ask again once; else say it cannot go on. */
+  #afterVerify(
+    tool: ToolModel,
+    body: Record<string, unknown> | null,
+    conversation: readonly ChatMessage[],
+  ): AgentTurn {
+    this.#pending = null;
+    // A check that could not run (a fault, arguments refused) says nothing about the person.
+    if (
+      body?.verified === true ||
+      (body !== null && typeof body.error === "string") ||
+      body === null
+    ) {
+      this.#verified = true;
+      return this.#next(conversation);
+    }
+    const failed = Array.isArray(body?.did_not_match)
+      ? (body?.did_not_match as string[])
+      : tool.verifies;
+    if (failed.every((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS)) {
+      for (const p of failed) this.#args.delete(p);
+      this.#pending = { kind: "ask", tool, params: failed };
+      for (const p of failed) this.#asked.set(p, (this.#asked.get(p) ?? 0) + 1);
+      return this.#say(
+        `That didn't match what we have on file. Could you check your ${failed.map(spokenName).join(" and ")} and send it again?`,
+      );
+    }
+    this.#verified = false;
+    this.#pending = { kind: "reported" };
+    return this.#say(
+      "I'm sorry, I couldn't verify those details, so I can't make changes to this account. Is there anything else I can help with?",
+    );
+  }
+
+  /** After reading the record a change acts on: go on, or say why its state does not allow the change. */
+  #afterRead(
+    reader: ToolModel,
+    body: Record<string, unknown> | null,
+    error: string | null,
+    conversation: readonly ChatMessage[],
+  ): AgentTurn {
+    const tool = this.#intent as ToolModel;
+    const target = tool.idParam ? this.#args.get(tool.idParam) : undefined;
+    if (target !== undefined) this.#read.add(String(target));
+    if (error === "not_found" || (error && !RETRYABLE.has(error))) {
+      this.#pending = { kind: "call", tool, purpose: "goal" };
+      return this.#afterTool(JSON.stringify(body ?? { error }), conversation);
+    }
+    const status = body && typeof body.status === "string" ? body.status : undefined;
+    const entity = this.#model.entities.get(tool.entity) as EntityModel;
+    if (status && (!meets(tool.requires, status) || entity.statuses.terminal.includes(status))) {
+      if (!tool.requires?.statuses.includes(status)) {
+        this.#pending = { kind: "reported" };
+        const wanted = tool.requires?.statuses ?? [];
+        return this.#say(
+          `I've checked your ${entity.name.replace(/_/g, " ")} ${String(target)}: it is ${status.replace(/_/g, " ")}, so I can't ${verbPhrase(tool)} it${wanted.length > 0 ? ` (that's only possible while it is ${wanted.map((w) => w.replace(/_/g, " ")).join(" or ")})` : ""}. Is there anything else I can help you with?`,
+        );
+      }
+    }
+    this.#pending = null;
+    void reader;
+    return this.#next(conversation);
+  }
+
+  /** Notes every id an answer shows, by the entity whose id field holds it. */
+  #learnIds(body: Record<string, unknown>): void {
+    const fields = new Map<string, EntityModel>();
+    for (const entity of this.#model.entities.values()) fields.set(entity.idField, entity);
+    const visit = (value: unknown, depth: number) => {
+      if (depth > 4 || value === null || typeof value !== "object") return;
+      if (Array.isArray(value)) {
+        for (const v of value.slice(0, 50)) visit(v, depth + 1);
+        return;
+      }
+      for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+        const entity = fields.get(key);
+        if (entity && (typeof v === "string" || typeof v === "number")) {
+          const seen = this.#seen.get(entity.name) ?? new Set();
+          seen.add(String(v));
+          this.#seen.set(entity.name, seen);
+        }
+        visit(v, depth + 1);
+      }
+    };
+    visit(body, 0);
+  }
+
+  /** Arguments a tool's answers settled: the one id of an entity seen, the person's own id. */
+  #fillFromSeen(tool: ToolModel): void {
+    for (const [param, entityName] of tool.idEntities) {
+      if (this.#args.has(param)) continue;
+      // A list of ids, or a replacement, is the person's to choose.
+      if (tool.refs.some((r) => r.param === param && (r.many || r.role === "new"))) continue;
+      const seen = this.#seen.get(entityName);
+      const entity = this.#model.entities.get(entityName) as EntityModel;
+      if (seen?.size === 1 && (entity.isPerson || !entity.catalog)) {
+        const [id] = seen;
+        this.#args.set(param, entity.idFormat.numeric ? Number(id) : id);
+      }
+    }
+  }
+
+  /** Sets every known argument naming the entity to the id found. */
+  #setFor(entity: EntityModel, id: string): void {
+    for (const tool of this.#model.tools.values())
+      for (const [param, name] of tool.idEntities)
+        if (name === entity.name && !this.#args.has(param))
+          this.#args.set(param, entity.idFormat.numeric ? Number(id) : id);
+    const seen = this.#seen.get(entity.name) ?? new Set();
+    seen.add(id);
+    this.#seen.set(entity.name, seen);
+  }
+
   /** After listing the person's records to find the one they mean: the best match on their own words, or ask which. */
   #choose(
     param: string,
     body: Record<string, unknown>,
     conversation: readonly ChatMessage[],
   ): AgentTurn {
-    const records = (Object.values(body).find(Array.isArray) ?? []) as Record<string, unknown>[];
+    const records = recordsOf(body);
     const tool = this.#intent as ToolModel;
     const entity = this.#model.entities.get(tool.idEntities.get(param) as string) as EntityModel;
     const said = new Set(
@@ -305,13 +793,14 @@ class ScriptedSession implements AgentSession {
     const candidates = scored.filter((s) => best === 0 || s.score === best).map((s) => s.r);
     this.#unknownIds.delete(param);
     if (candidates.length === 1) {
-      this.#args[param] = (candidates[0] as Record<string, unknown>)[entity.idField];
+      this.#args.set(param, (candidates[0] as Record<string, unknown>)[entity.idField]);
+      this.#pending = null;
       return this.#next(conversation);
     }
     if (candidates.length === 0) {
       this.#pending = { kind: "reported" };
       return this.#say(
-        `I couldn't find any ${entity.collection} on your account. ${ANYTHING_ELSE}`,
+        `I couldn't find any ${entity.collection.replace(/_/g, " ")} on your account. Is there anything else I can help you with?`,
       );
     }
     const ids = candidates.map((r) => String(r[entity.idField]));
@@ -320,34 +809,76 @@ class ScriptedSession implements AgentSession {
       (r) => `${String(r[entity.idField])} (${labelOf(r, entity.idField)})`,
     );
     return this.#say(
-      `I can see ${candidates.length} ${entity.collection} that could be it: ${listed.join("; ")}. Which one do you mean?`,
+      `I can see ${candidates.length} ${entity.collection.replace(/_/g, " ")} that could be it: ${listed.join("; ")}. Which one do you mean?`,
     );
   }
 
+  /** The person disputes what was reported: say what the records show for what they mention. */
+  #explain(text: string): AgentTurn {
+    const body = this.#lastBody;
+    const lower = text.toLowerCase();
+    const field = body
+      ? Object.keys(body).find((k) => lower.includes(k.replace(/_/g, " ").toLowerCase()))
+      : undefined;
+    const shown =
+      field && body ? `${field.replace(/_/g, " ")} ${spoken(body[field])}` : "what I told you";
+    return this.#say(
+      `I understand that's not what you have. What our system shows is ${shown}; I can only go by that here. Is there anything else I can help with?`,
+      `I can see why that's confusing. The record I have shows ${shown}, and I can't change what it says from here. Anything else I can do?`,
+    );
+  }
+
+  /** The person asks again for what was reported done or impossible: say so in other words, then pass them on. */
+  #restated(tool: ToolModel, conversation: readonly ChatMessage[]): AgentTurn {
+    this.#restatements++;
+    const handoff = this.#handoffTool();
+    // A request carried out is not handed on; one the agent could not carry out goes to a person.
+    if (this.#restatements >= 2 && handoff && tool !== handoff && !this.#completed) {
+      this.#intent = handoff;
+      this.#pending = null;
+      return this.#handOffTo(handoff, conversation);
+    }
+    return this.#say(
+      `I understand this matters to you. As I said, ${this.#lastReport || "I've done what I can with this request"}. I'm not able to do more on it from here.`,
+      `I'm sorry, I know that's not the answer you wanted: ${this.#lastReport || "this is as far as I can take it"}. There's nothing more I can do on it here.`,
+    );
+  }
+
+  /**
+   * The person doubts a report: a read is made again; a write's record is read back when a tool
+   * can read it; else the agent repeats what the system answered, claiming nothing new.
+   */
   #recheck(): AgentTurn {
     const tool = this.#intent as ToolModel;
-    const reader = [...this.#model.tools.values()].find(
-      (t) =>
-        t.kind === "read_one" &&
-        t.entity === tool.entity &&
-        t.idParam &&
-        this.#args[t.idParam] !== undefined,
+    const reads = tool.kind === "read_one" || tool.kind === "read_many";
+    if (reads && this.#missing(tool).length === 0 && this.#rechecks++ < 1)
+      return this.#call(tool, "goal");
+    const reader = this.#reader(tool);
+    if (reader && reader !== tool && this.#missing(reader).length === 0 && this.#rechecks++ < 1)
+      return this.#call(reader, "goal");
+    return this.#say(
+      `I can only tell you what the system answered: ${this.#lastReport || "nothing more than I said"}. Is there anything else I can help you with?`,
+      `The system's answer is all I have to go on: ${this.#lastReport || "as I said"}. Anything else I can do for you?`,
     );
-    if (reader && reader !== tool) {
-      this.#intent = reader;
-      return this.#call(reader);
-    }
-    return this.#say(`Yes, the system confirmed it at the time. ${ANYTHING_ELSE}`);
   }
 
-  #call(tool: ToolModel, slip?: AgentTurn["slip"], listingFor?: string): AgentTurn {
+  #call(
+    tool: ToolModel,
+    purpose: "lookup" | "verify" | "read" | "goal" | "list",
+    slip?: AgentTurn["slip"],
+    listingFor?: string,
+  ): AgentTurn {
     const sameCall = this.#pending?.kind === "call" && this.#pending.tool === tool;
     this.#attempts = sameCall ? this.#attempts + 1 : 1;
-    this.#pending = listingFor ? { kind: "call", tool, listingFor } : { kind: "call", tool };
+    this.#pending = listingFor
+      ? { kind: "call", tool, purpose, listingFor }
+      : { kind: "call", tool, purpose };
     const args: Record<string, unknown> = {};
-    const properties = Object.keys(tool.tool.parameters.properties ?? {});
-    for (const param of properties)
-      if (this.#args[param] !== undefined) args[param] = this.#args[param];
+    const properties = propertiesOf(tool);
+    for (const param of Object.keys(properties)) {
+      const value = this.#args.get(param);
+      if (value !== undefined && fits(properties[param], value)) args[param] = value;
+    }
     for (const param of tool.tool.parameters.required ?? []) {
       if (args[param] === undefined && AGENT_WRITTEN.test(snake(param)))
         args[param] = `Customer asked to ${this.#describe(this.#intent ?? tool)}.`;
@@ -367,30 +898,104 @@ class ScriptedSession implements AgentSession {
     return slip ? { message, slip } : { message };
   }
 
-  /** Asks for identifiers and emails first (several at once), then for each other detail on its own, so every answer fills one field. */
+  /**
+   * Asks for what is missing: identifiers, emails and the details a lookup takes together, any
+   * other detail on its own, so every answer fills one field. A detail asked for twice without an
+   * answer is not asked again: the agent says what it cannot do instead.
+   */
   #ask(tool: ToolModel, params: string[]): AgentTurn {
-    const keys = params.filter((p) => tool.idEntities.has(p) || /email/i.test(p));
-    const asked = keys.length > 0 ? keys : params.slice(0, 1);
-    this.#pending = { kind: "ask", params: asked };
-    const named = asked.map((p) =>
-      tool.idEntities.has(p)
-        ? `your ${words(p)}`
-        : /email/i.test(p)
-          ? "the email address on your account"
-          : `the ${words(p)}`,
+    const exhausted = params.find((p) => (this.#asked.get(p) ?? 0) >= MAX_ASKS);
+    if (exhausted) {
+      this.#pending = { kind: "reported" };
+      return this.#say(
+        `I'm sorry, without the ${spokenName(exhausted)} I can't ${verbPhrase(tool)} from here. Is there anything else I can help you with?`,
+      );
+    }
+    const properties = propertiesOf(tool);
+    const together = params.filter(
+      (p) =>
+        tool.idEntities.has(p) ||
+        identityKey(snake(p)) !== null ||
+        tool.refs.some((r) => r.param === p),
     );
-    return this.#say(`Could you give me ${named.join(" and ")}?`);
+    // Simple details (a number, a date, a choice, a short text) come together, up to four; an object on its own.
+    const simple = params.filter((p) => {
+      const type = properties[p]?.type;
+      return type !== "object" && type !== "array";
+    });
+    const asked =
+      together.length > 0 ? together : simple.length > 1 ? simple.slice(0, 4) : params.slice(0, 1);
+    this.#pending = { kind: "ask", tool, params: asked };
+    const times = Math.max(...asked.map((p) => this.#asked.get(p) ?? 0));
+    for (const p of asked) this.#asked.set(p, (this.#asked.get(p) ?? 0) + 1);
+    const named = asked.map((p) => {
+      const key = identityKey(snake(p));
+      if (key === "email") return "the email address on your account";
+      if (key) return `your ${spokenName(p)}`;
+      if (tool.idEntities.has(p)) return `your ${spokenName(p)}`;
+      return `the ${spokenName(p)}`;
+    });
+    const list =
+      named.length > 1
+        ? `${named.slice(0, -1).join(", ")} and ${named.at(-1)}`
+        : (named[0] as string);
+    if (times > 0)
+      return this.#say(
+        `Sorry, could you send me ${list} again? I need it to go on.`,
+        `I didn't catch that. Could you type out ${list} for me?`,
+      );
+    return this.#say(
+      `Could you give me ${list}?`,
+      `To help with that, I'll need ${list}. Could you share it?`,
+      `Sure. What is ${list}?`,
+    );
+  }
+
+  /**
+   * Hands the conversation over through the hand-off tool, with a summary the agent writes and,
+   * where it must choose (a team, a queue, a reason), the choice the conversation's words fit best.
+   */
+  #handOffTo(tool: ToolModel, conversation: readonly ChatMessage[]): AgentTurn {
+    this.#chooseEnums(tool, conversation);
+    const missing = this.#missing(tool);
+    if (missing.length > 0 && missing.every((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
+      return this.#ask(tool, missing);
+    return this.#call(tool, "goal");
+  }
+
+  /** Fills a tool's required choices (enums) the person would not name, by the words of the conversation. */
+  #chooseEnums(tool: ToolModel, conversation: readonly ChatMessage[]): void {
+    const said = conversation
+      .filter((m) => m.role === "user")
+      .map((m) => m.content.toLowerCase())
+      .join(" ");
+    for (const param of tool.tool.parameters.required ?? []) {
+      const options = propertiesOf(tool)[param]?.enum;
+      if (this.#args.has(param) || !Array.isArray(options) || options.length === 0) continue;
+      const scored = options.map((o) => ({
+        o,
+        score: String(o)
+          .toLowerCase()
+          .split(/[_\s-]+/)
+          .filter((w) => w.length > 2 && said.includes(w)).length,
+      }));
+      const best = scored.reduce((a, b) => (b.score > a.score ? b : a));
+      const general = options.find((o) =>
+        /general|other|customer|care|support|default/.test(String(o)),
+      );
+      this.#args.set(param, best.score > 0 ? best.o : (general ?? options[0]));
+    }
   }
 
   #handOff(tool: ToolModel): AgentTurn {
-    const handoff = [...this.#model.tools.values()].find((t) => t.kind === "handoff");
+    const handoff = this.#handoffTool();
     const slip = {
       kind: "early_handoff" as const,
       detail: `handed off before trying ${tool.tool.name}`,
     };
     if (handoff) {
       this.#intent = handoff;
-      return this.#call(handoff, slip);
+      return this.#call(handoff, "goal", slip);
     }
     this.#pending = { kind: "reported" };
     return {
@@ -402,10 +1007,26 @@ class ScriptedSession implements AgentSession {
     };
   }
 
-  /** Required arguments not yet known (those the agent writes itself excepted). */
+  #handoffTool(): ToolModel | undefined {
+    return [...this.#model.tools.values()].find((t) => t.kind === "handoff");
+  }
+
+  /** Required arguments not yet known, or known in a form the schema refuses (those the agent writes itself excepted). */
   #missing(tool: ToolModel): string[] {
+    const properties = propertiesOf(tool);
     return (tool.tool.parameters.required ?? []).filter(
-      (p) => this.#args[p] === undefined && !AGENT_WRITTEN.test(snake(p)),
+      (p) =>
+        !AGENT_WRITTEN.test(snake(p)) &&
+        (!this.#args.has(p) || !fits(properties[p], this.#args.get(p))),
+    );
+  }
+
+  /** The read_one tool of the entity a change acts on. */
+  #reader(tool: ToolModel): ToolModel | undefined {
+    if (tool.kind !== "change" || !tool.idParam) return undefined;
+    return [...this.#model.tools.values()].find(
+      (t) =>
+        t.kind === "read_one" && t.entity === tool.entity && t.idParam !== null && !t.idByEmail,
     );
   }
 
@@ -441,48 +1062,82 @@ class ScriptedSession implements AgentSession {
     return entity.idFormat.numeric ? Number(id) : id;
   }
 
-  /** A free-text answer as the argument's type; undefined when it is not one (a number that is not a number). */
-  #coerce(tool: ToolModel, param: string, text: string): unknown {
-    const schema = ((tool.tool.parameters.properties ?? {}) as Record<string, { type?: string }>)[
-      param
-    ];
-    switch (schema?.type) {
-      case "number":
-      case "integer": {
-        const number = /^[$£€]?\s*(\d+(?:\.\d+)?)\s*[A-Z]{0,3}$/.exec(text.trim());
-        if (!number) return undefined;
-        const n = Number(number[1]);
-        return schema.type === "integer" ? Math.round(n) : n;
-      }
-      case "boolean":
-        return /^(yes|yeah|yep|true|sure|please do)\b/i.test(text)
-          ? true
-          : /^(no|nope|false|not)\b/i.test(text)
-            ? false
-            : undefined;
-      case "object":
-      case "array":
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          return undefined;
-        }
-      default:
-        return text;
-    }
-  }
-
+  /** The write read back: what it does and every detail it will send. */
   #describe(tool: ToolModel): string {
-    const verb = snake(tool.tool.name).replace(/_/g, " ");
-    const args = Object.entries(this.#args)
-      .filter(([p]) => p in (tool.tool.parameters.properties ?? {}))
-      .map(([p, v]) => `${words(p)} ${typeof v === "number" ? v.toFixed(2) : String(v)}`);
-    return args.length > 0 ? `${verb} with ${args.join(", ")}` : verb;
+    const properties = propertiesOf(tool);
+    const args = [...this.#args]
+      .filter(([p]) => p in properties)
+      .map(([p, v]) => `${spokenName(p)} ${spoken(v)}`);
+    return args.length > 0 ? `${verbPhrase(tool)} with ${args.join(", ")}` : verbPhrase(tool);
   }
 
-  #say(content: string): AgentTurn {
+  /** Says the first of the wordings not said before in this conversation, so no message repeats. */
+  #say(...wordings: string[]): AgentTurn {
+    const fresh = [...wordings, ...LAST_WORDS].find((w) => !this.#said.has(w));
+    const content = fresh ?? `${wordings[0]} (${this.#said.size + 1})`;
+    this.#said.add(content);
     return { message: { role: "assistant", content } };
   }
+}
+
+/** Whether a reply to a read-back is a yes: it opens with one ("Yes, obviously. You don't need to…"), or says go ahead. */
+function saysYes(text: string): boolean {
+  const t = text.trim().toLowerCase();
+  if (
+    /^\W*(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|please do|go ahead|do it|obviously|confirm(ed)?)\b/.test(
+      t,
+    )
+  )
+    return !/^\W*\w+,? but\b|\bno,? (wait|stop)\b/.test(t);
+  if (/^\W*(no|nope|nah|wait|stop|don'?t)\b/.test(t)) return false;
+  return (
+    /\b(go ahead|please (do|proceed)|do it|that'?s (right|correct))\b/.test(t) &&
+    !/\b(isn'?t|not|wrong)\b/.test(t)
+  );
+}
+
+/** The parameters a lookup finds by: its required ones, or all when none is required. */
+function lookupParams(tool: ToolModel): string[] {
+  const required = tool.tool.parameters.required ?? [];
+  return required.length > 0 ? required : Object.keys(propertiesOf(tool));
+}
+
+/** The records an answer lists, or the record it is. */
+function recordsOf(body: Record<string, unknown>): Record<string, unknown>[] {
+  const list = Object.values(body).find(Array.isArray) as Record<string, unknown>[] | undefined;
+  if (list && (typeof body.count === "number" || Object.keys(body).length <= 3)) return list;
+  return [body];
+}
+
+/** The tool's action in words: `cancel_pending_order` → "cancel the pending order". */
+function verbPhrase(tool: ToolModel): string {
+  const words = snake(tool.tool.name).split("_").filter(Boolean);
+  const verb = tool.verb;
+  const rest = words.filter((w) => w !== verb);
+  return `${verb} ${rest.length > 0 ? `the ${rest.join(" ")}` : "it"}`;
+}
+
+/** "cancelled the pending order" for a report. */
+function pastOf(tool: ToolModel): string {
+  const verb = tool.verb;
+  const past = verb.endsWith("e")
+    ? `${verb}d`
+    : /[^aeiou][aeiou][lnprt]$/.test(verb) && verb !== "submit"
+      ? `${verb}${verb.at(-1)}ed`
+      : `${verb}ed`;
+  const irregular: Record<string, string> = {
+    send: "sent",
+    pay: "paid",
+    set: "set",
+    reset: "reset",
+    freeze: "frozen",
+    issue: "issued",
+    submit: "submitted",
+  };
+  const rest = snake(tool.tool.name)
+    .split("_")
+    .filter((w) => w && w !== verb);
+  return `${Object.hasOwn(irregular, verb) ? irregular[verb] : past} the ${rest.join(" ") || "request"}`;
 }
 
 /** A record in a few words: its first two text fields. */
@@ -494,8 +1149,15 @@ function labelOf(record: Record<string, unknown>, idField: string): string {
     .join(", ");
 }
 
-function words(param: string): string {
-  return snake(param).replace(/_/g, " ").replace(/\bid$/, "ID");
+/** A value as the agent reads it back. */
+function spoken(value: unknown): string {
+  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  if (Array.isArray(value)) return value.map(spoken).join(" and ");
+  if (value !== null && typeof value === "object")
+    return Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${spokenName(k)} ${spoken(v)}`)
+      .join(", ");
+  return String(value);
 }
 
 /** The first fields of an answer, or the count and ids of a list. */
@@ -504,14 +1166,21 @@ function summary(body: Record<string, unknown>): string {
   if (list && typeof body.count === "number") {
     const items = list[1] as Record<string, unknown>[];
     const ids = items.slice(0, 5).map((i) => String(Object.values(i)[0]));
-    return `${items.length} ${list[0]}${ids.length > 0 ? ` (${ids.join(", ")})` : ""}`;
+    return `${items.length} ${list[0].replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")})` : ""}`;
   }
-  return Object.entries(body)
-    .filter(([k, v]) => k !== "warnings" && (typeof v === "string" || typeof v === "number"))
-    .slice(0, 5)
+  const plain = Object.entries(body).filter(
+    ([k, v]) =>
+      k !== "warnings" &&
+      (typeof v === "string" || typeof v === "number" || typeof v === "boolean"),
+  );
+  // The first fields, and the status wherever it sits: what a person asking about a record needs.
+  const shown = plain.slice(0, 5);
+  const status = plain.find(([k]) => k === "status");
+  if (status && !shown.includes(status)) shown.push(status);
+  return shown
     .map(
       ([k, v]) =>
-        `${k.replace(/_/g, " ")} ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : v}`,
+        `${k.replace(/_/g, " ")} ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : String(v)}`,
     )
     .join(", ");
 }

@@ -1,6 +1,7 @@
 import type { ChatMessage } from "../../spec/index.ts";
 import { lookup } from "../lookup.ts";
-import { openingMessage } from "../people/offline-user.ts";
+import { openingMessage } from "../people/opening.ts";
+import { behaviourOf } from "../people/stances.ts";
 import { renderStyled } from "../people/style.ts";
 import { Rng } from "../rng.ts";
 import type { EpisodeSetup, Opening, SituationWriter } from "./roles.ts";
@@ -30,7 +31,7 @@ export class OfflineWriter implements SituationWriter {
           {
             role: "user",
             content: renderStyled(
-              `Hi, I'd like to ${persona.stance.name === "vague" ? `sort out ${persona.details.about.replace(/^their /, "my ")}` : persona.goal.text}.`,
+              `Hi, I'd like to ${behaviourOf(persona.stance) === "vague" ? `sort out ${persona.details.about.replace(/^their /, "my ")}` : persona.goal.text}.`,
               persona.style,
               rng,
               true,

@@ -1,27 +1,8 @@
 import type { Agent } from "../agent.ts";
-import { EMAIL } from "../grade/identifiers.ts";
-import { lookup } from "../lookup.ts";
-import { regexLiteral } from "../regex.ts";
-import type { EntityModel, ToolModel, WorldModel } from "../world/model.ts";
+import { inflections, phrasePattern, toolWords } from "../policy/words.ts";
+import type { ToolModel, WorldModel } from "../world/model.ts";
 import { snake } from "../world/model.ts";
-import { singular } from "../world/values.ts";
-
-/** Verbs a person uses for each tool verb ("check my order" → get_order). */
-const SAID_AS: Record<string, string[]> = {
-  get: ["check", "look up", "status"],
-  list: ["see", "list", "show"],
-  track: ["track", "where is"],
-  update: ["change", "update"],
-  create: ["open", "create", "new"],
-  refund: ["refund"],
-  transfer: ["transfer", "move", "send"],
-  pay: ["pay"],
-  cancel: ["cancel"],
-  freeze: ["freeze", "lost", "stolen"],
-  close: ["close"],
-  reset: ["reset"],
-  exchange: ["exchange", "swap"],
-};
+import { QUOTED, readValue } from "./slots.ts";
 
 /** Verbs that say little about the action (every read "gets"); a specific verb outweighs them. */
 const GENERIC_VERBS = new Set([
@@ -35,159 +16,174 @@ const GENERIC_VERBS = new Set([
   "status",
   "fetch",
   "read",
+  "find",
+  "search",
+  "look",
 ]);
+/** A person asking for a person. */
+const WANTS_HUMAN =
+  /\b(human|real person|someone else|a manager|supervisor|representative|an? agent|talk to (a|an|someone)|speak (to|with) (a|an|someone))\b/;
+/** The same words said against it: "don't pass me on to someone else". */
+const REFUSES_HUMAN =
+  /\b(don'?t|do not|never|no need to|not)\b[^.!?]{0,40}\b(human|someone else|a manager|supervisor|representative|an? agent|pass|transfer|hand)/;
 
-/** A quotation (bounded, so an unclosed quote mark cannot make the scan quadratic). */
-const QUOTED = /"[^"\n]{0,400}"|“[^”\n]{0,400}”/g;
-
-/** The tool a request is for: the one whose verb and nouns the person's words mention most. */
-export function intentOf(model: WorldModel, text: string): ToolModel | null {
-  // Quoted words are the person citing something (a rule, a message), not asking for it.
-  const words = untypo(text.toLowerCase().replace(QUOTED, " "), model);
-  let best: ToolModel | null = null;
-  let bestScore = 0;
-  for (const tool of model.tools.values()) {
-    if (tool.kind === "handoff") {
-      if (
-        /\b(human|real person|someone else|manager|representative)\b/.test(words) &&
-        3 > bestScore
-      ) {
-        best = tool;
-        bestScore = 3;
-      }
-      continue;
-    }
-    const nouns = snake(tool.tool.name).split("_").slice(1).map(singular);
-    const said = [tool.verb, ...(lookup(SAID_AS, tool.verb) ?? [])].filter((v) =>
-      new RegExp(`\\b${v}`).test(words),
-    );
-    let score = said.length === 0 ? 0 : said.some((v) => !GENERIC_VERBS.has(v)) ? 3 : 1;
-    for (const noun of nouns) {
-      if (noun.length <= 2 || !words.includes(noun)) continue;
-      score++;
-      if (tool.kind === "read_many" && new RegExp(`\\b${noun}s\\b`).test(words)) score++;
-    }
-    if (score > bestScore) {
-      best = tool;
-      bestScore = score;
-    }
-  }
-  return bestScore >= 2 ? best : null;
+interface IntentWords {
+  tool: ToolModel;
+  name: RegExp;
+  actions: RegExp;
+  /** Words of the name besides its verb ("account", "summary"). */
+  rest: RegExp[];
+  wrapped: RegExp | null;
+  plural: RegExp | null;
 }
 
-/** Mends one-swap typos of the tools' own words ("excahnge" → "exchange"), as a reader would. */
-function untypo(text: string, model: WorldModel): string {
-  const vocabulary = new Set<string>();
-  for (const tool of model.tools.values()) {
-    for (const w of [...snake(tool.tool.name).split("_"), ...(lookup(SAID_AS, tool.verb) ?? [])])
-      if (w.length > 4) vocabulary.add(w);
+const cache = new WeakMap<WorldModel, IntentWords[]>();
+
+function wordsOf(model: WorldModel): IntentWords[] {
+  let words = cache.get(model);
+  if (words) return words;
+  words = [...model.tools.values()]
+    .filter((t) => t.kind !== "utility")
+    .map((tool) => {
+      const w = toolWords(tool.tool);
+      const nouns = w.nouns.filter((n) => n.length > 2);
+      return {
+        tool,
+        name: phrasePattern(w.names) as RegExp,
+        actions: phrasePattern(w.actions) as RegExp,
+        rest: snake(tool.tool.name)
+          .split("_")
+          .filter((x) => x.length > 2 && x !== w.verb && !/^(the|and|for|by|with|from)$/.test(x))
+          .map((x) => phrasePattern([x, `${x}s`]) as RegExp),
+        wrapped: phrasePattern(w.wrapped),
+        plural:
+          tool.kind === "read_many" ? phrasePattern(nouns.filter((n) => n.endsWith("s"))) : null,
+      };
+    });
+  cache.set(model, words);
+  return words;
+}
+
+/**
+ * The tool a request is for, read as an agent would: the one whose name, action (in any of its
+ * forms and synonyms: "call off", "cancellation") and nouns the person's words speak of most. A
+ * specific action outweighs a generic one ("check"), and quoted words are the person citing
+ * something, not asking for it. A request for a person goes to the hand-off tool.
+ */
+export function intentOf(model: WorldModel, text: string): ToolModel | null {
+  return intentScores(model, text)[0]?.tool ?? null;
+}
+
+/** How strongly a message asks for each tool, strongest first (those it does not ask for left out). */
+export function intentScores(
+  model: WorldModel,
+  text: string,
+): { tool: ToolModel; score: number }[] {
+  const words = untypo(text.toLowerCase().replace(QUOTED, " "), model);
+  const scores: { tool: ToolModel; score: number }[] = [];
+  for (const w of wordsOf(model)) {
+    let score = 0;
+    // "noise-cancelling headphones" names a product, not a request to cancel.
+    const found = [...words.matchAll(new RegExp(w.actions.source, "gi"))].find(
+      (m) => words[(m.index ?? 0) - 1] !== "-",
+    );
+    if (w.tool.kind === "handoff") {
+      score = wantsHuman(words) ? 4 : 0;
+    } else {
+      if (w.name.test(words)) score += 5;
+      const action = found?.[0];
+      // "check" says little; "cancel" or "refund" says what the person wants done.
+      if (action) score += GENERIC_VERBS.has(action) ? 1 : 3;
+      // The tool's own verb outweighs a synonym another tool shares ("submit" a claim vs create one).
+      if (action && inflections(w.tool.verb).includes(action)) score++;
+      // A request that names the record a tool acts on (its id) is for that tool.
+      if (w.tool.idParam && readValue(model, w.tool, w.tool.idParam, text, false)) score++;
+      // "check my bill": the thing right after the action is what it is about.
+      if (found) {
+        const after = words
+          .slice(found.index + found[0].length)
+          .split(/\s+/)
+          .slice(0, 4)
+          .join(" ");
+        if (w.rest.some((part) => part.test(after))) score++;
+      } else if (w.wrapped?.test(words)) score += 2;
+      const covered = w.rest.filter((part) => part.test(words)).length;
+      score += covered;
+      // Every word of the name said ("my bill" for get_bill) beats half of a longer one's.
+      if (covered > 0 && covered === w.rest.length) score++;
+      if (w.plural?.test(words)) score++;
+    }
+    // A request says what to do: a record named without an action ("a question about my order") is
+    // not one yet, and a generic verb ("check") counts only with every word of the tool's name.
+    const action = found?.[0];
+    const specific = action !== undefined && !GENERIC_VERBS.has(action) && !/ing$/.test(action);
+    const complete = w.rest.length > 0 && w.rest.every((part) => part.test(words));
+    const acted =
+      w.tool.kind === "handoff" ||
+      w.name.test(words) ||
+      specific ||
+      w.wrapped?.test(words) ||
+      (action !== undefined && complete);
+    if (acted && score >= 2) scores.push({ tool: w.tool, score });
   }
+  // Highest first; ties keep the spec's order.
+  return scores.sort((a, b) => b.score - a.score);
+}
+
+const vocabularies = new WeakMap<WorldModel, Map<string, string>>();
+
+/**
+ * Mends one-swap typos of the tools' own words ("suspned" → "suspend"), as a reader would. The
+ * vocabulary is indexed by each word's letters, so a typo finds its word in one lookup.
+ */
+function untypo(text: string, model: WorldModel): string {
+  let index = vocabularies.get(model);
+  if (!index) {
+    index = new Map();
+    for (const tool of model.tools.values()) {
+      const w = toolWords(tool.tool);
+      for (const word of [...snake(tool.tool.name).split("_"), ...w.actions, ...w.nouns])
+        if (/^[a-z]{5,}$/.test(word)) index.set([...word].sort().join(""), word);
+    }
+    vocabularies.set(model, index);
+  }
+  const known = index;
   return text.replace(/[a-z]{5,}/g, (word) => {
-    if (vocabulary.has(word)) return word;
-    for (const known of vocabulary)
-      if (known.length === word.length && oneSwapApart(word, known)) return known;
-    return word;
+    const candidate = known.get([...word].sort().join(""));
+    return candidate !== undefined && oneSwapApart(word, candidate) ? candidate : word;
   });
 }
 
 function oneSwapApart(a: string, b: string): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
   const diff: number[] = [];
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) diff.push(i);
-  return (
-    diff.length === 2 &&
-    diff[1] === (diff[0] as number) + 1 &&
-    a[diff[0] as number] === b[diff[1] as number] &&
-    a[diff[1] as number] === b[diff[0] as number]
-  );
+  for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
+  return diff.length === 2 && diff[1] === (diff[0] as number) + 1;
 }
 
-/** Identifiers, emails, amounts and enum values a message gives for a tool's arguments. */
+/** Whether the person asks to speak to a person (and is not saying they do not want one). */
+export function wantsHuman(text: string): boolean {
+  const words = text.toLowerCase().replace(QUOTED, " ");
+  return WANTS_HUMAN.test(words) && !REFUSES_HUMAN.test(words);
+}
+
+/** Identifiers, emails, amounts, dates and enum values a message gives for a tool's arguments. */
 export function argumentsIn(
   model: WorldModel,
   tool: ToolModel,
   text: string,
 ): Record<string, unknown> {
   const found: Record<string, unknown> = {};
-  const properties = (tool.tool.parameters.properties ?? {}) as Record<
-    string,
-    { enum?: unknown[]; type?: string }
-  >;
-  for (const [param, entityName] of tool.idEntities) {
-    const format = (model.entities.get(entityName) as EntityModel).idFormat;
-    const role = tool.refs.find((r) => r.param === param)?.role ?? null;
-    const matches = format.locate(text);
-    const chosen =
-      matches.filter((m) => !role || roleBefore(text, m.at) === role).at(-1) ??
-      (role ? undefined : matches.at(-1));
-    if (chosen) found[param] = format.numeric ? Number(chosen.value) : chosen.value;
-  }
-  for (const ref of tool.refs) if (ref.by === "email") addEmail(found, ref.param, text);
-  if (tool.idParam && tool.idByEmail) addEmail(found, tool.idParam, text);
-  if (tool.amountParam) {
-    const amounts = [...text.matchAll(/(?:[$£€]\s?)?\b(\d{1,7}\.\d{2})\b/g)];
-    const last = amounts.at(-1);
-    if (last) found[tool.amountParam] = Number(last[1]);
-  }
-  for (const [param, schema] of Object.entries(properties)) {
-    if (!Array.isArray(schema.enum)) continue;
-    // Quoted words are the person citing something (a rule), not choosing a value.
-    const lower = text.toLowerCase().replace(QUOTED, " ");
-    const hit = schema.enum
-      .filter(
-        (v) =>
-          typeof v === "string" &&
-          new RegExp(
-            `(^|[^a-z0-9])${regexLiteral(v).replace(/_/g, "[ _]")}($|[^a-z0-9])`,
-            "i",
-          ).test(lower),
-      )
-      .at(-1);
-    if (hit !== undefined) found[param] = hit;
+  for (const param of Object.keys(tool.tool.parameters.properties ?? {})) {
+    const read = readValue(model, tool, param, text, false);
+    if (read) found[param] = read.value;
   }
   return found;
 }
 
-/** The direction word just before an identifier: "from my account X" → from, "to X" → to. */
-function roleBefore(text: string, at: number): "from" | "to" | null {
-  const before = text.slice(Math.max(0, at - 30), at).toLowerCase();
-  const from = before.lastIndexOf("from ");
-  const to = Math.max(before.lastIndexOf("to "), before.lastIndexOf("into "));
-  if (from < 0 && to < 0) return null;
-  return from > to ? "from" : "to";
-}
-
-function addEmail(found: Record<string, unknown>, param: string, text: string): void {
-  const email = [...text.matchAll(EMAIL)].at(-1)?.[0];
-  if (email) found[param] = email;
-}
-
-/** A free-text answer without its lead-in and closing punctuation: "Sure, it's 5 Quay Street." → "5 Quay Street". */
-export function bareAnswer(text: string): string {
-  return text
-    .trim()
-    .replace(
-      /^(hello!?\s*)?((sure|ok|okay|yes|yeah)[,!.]?\s*)?((it'?s|it is|that'?s|that is|the [\w ]{1,30}? is)\s+)?/i,
-      "",
-    )
-    .replace(/\s*(thank you\.?|thanks\.?)$/i, "")
-    .replace(/[.!?]+$/, "")
-    .trim();
-}
-
-/** Whether a policy asks for the person's yes before this write, reading the rules as an agent would. */
+/** Whether a policy asks for the person's yes before this write, as the spec's policy is read. */
 export function needsConfirmation(agent: Agent, tool: ToolModel): boolean {
   if (tool.kind !== "change" && tool.kind !== "create") return false;
-  let needed = false;
-  for (const rule of agent.rules) {
-    const text = rule.text.toLowerCase();
-    if (!/confirm|explicit yes|read back|approv|wait for/.test(text)) continue;
-    if (rule.tools && !rule.tools.includes(tool.tool.name)) continue;
-    const names = [tool.verb, ...snake(tool.tool.name).split("_").slice(1)];
-    const exempt =
-      /\b(not needed|not required|no need|without confirm)/.test(text) &&
-      names.some((n) => n.length > 2 && text.includes(n));
-    if (exempt) return false;
-    needed = true;
-  }
-  return needed || /confirm/i.test(agent.system_prompt);
+  return Object.hasOwn(agent.policy.confirmation, tool.tool.name);
 }

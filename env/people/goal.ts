@@ -59,9 +59,10 @@ export function goalOf(world: World, rng: Rng): Goal {
   const args: Record<string, unknown> = {};
   const required = new Set(tool.tool.parameters.required ?? []);
   const lookedUp = tool.kind === "read_many" ? lookupRecord(world, tool, rng) : undefined;
-  // A write that takes an address takes where the person is moving to, one whole new address.
+  // A write about an address (a new shipping address, a move) takes one whole new address.
   const moving =
-    tool.kind === "change" || tool.kind === "create"
+    (tool.kind === "change" || tool.kind === "create") &&
+    /address|move|moving|relocat|shipping|mailing|forward/.test(snake(tool.tool.name))
       ? personIdentity(rng.fork("new address"), 0, world.model.places)
       : null;
   for (const [param, schema] of Object.entries(properties)) {
@@ -293,6 +294,27 @@ function amountFor(
   return money(rng, Math.min(20, cap / 2), Math.max(cap, 1));
 }
 
+/**
+ * The request as a person first puts it: the action and the records it is about (their ids, an
+ * amount), the other details left for when the agent asks.
+ */
+export function openingRequest(world: World, goal: Goal): string {
+  const tool = world.model.tools.get(goal.tool) as ToolModel;
+  const entity = world.model.entities.get(tool.entity) as EntityModel;
+  // Only ids the person holds: of two identical records they do not know which id is theirs.
+  const held = (param: string) => lookup(world.person.ids, param) !== undefined;
+  const kept = Object.fromEntries(
+    Object.entries(goal.arguments).filter(
+      ([param]) =>
+        param === tool.amountParam ||
+        ((param === tool.idParam ||
+          tool.refs.some((r) => r.param === param && !r.many && r.by === "id")) &&
+          (held(param) || !tool.idEntities.has(param))),
+    ),
+  );
+  return requestText(tool, entity, kept);
+}
+
 /** "cancel my order W1234567 because it arrived damaged", with every value kept verbatim. */
 function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, unknown>): string {
   if (tool.kind === "handoff") return "talk to a human";
@@ -336,10 +358,14 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
     if (tool.refs.some((r) => r.param === param && !r.many)) continue;
     parts.push(argumentPhrase(param, value));
   }
-  return parts.join(" ");
+  // Each detail after the first is set off by a comma, so one's value never runs into the next.
+  const [head, ...details] = parts;
+  const lead = [head, ...details.filter((d) => !/^with /.test(d))].join(" ");
+  const labelled = details.filter((d) => /^with /.test(d));
+  return labelled.length > 0 ? `${lead}, ${labelled.join(", ")}` : lead;
 }
 
-const MASS_NOUNS = new Set(["funds", "fund", "money", "bill", "cash"]);
+const MASS_NOUNS = new Set(["funds", "fund", "money", "cash"]);
 const CREATE_VERBS = new Set([
   "create",
   "open",
@@ -360,6 +386,9 @@ export function spokenValue(value: unknown): string {
       .join(", ");
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
+  // A choice spelled as a code ("premium_economy") is said in words; an id ("card_6264") is not.
+  if (typeof value === "string" && /^[a-z]+(_[a-z]+)+$/.test(value))
+    return value.replace(/_/g, " ");
   return String(value);
 }
 
@@ -372,6 +401,6 @@ export function argumentPhrase(param: string, value: unknown): string {
   if (/variant|size|colou?r/.test(key)) return `for ${v}`;
   if (/priority/.test(key)) return `with ${v} priority`;
   if (/subject|title|issue/.test(key)) return `about "${v}"`;
-  if (/date/.test(key)) return `on ${v}`;
+  if (key === "date") return `on ${v}`;
   return `with ${key.replace(/_/g, " ")} ${v}`;
 }

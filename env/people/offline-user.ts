@@ -1,12 +1,17 @@
 import type { ChatMessage } from "../../spec/index.ts";
+import { IdentifierReader } from "../grade/identifiers.ts";
 import { lookup } from "../lookup.ts";
 import { rolloutSeed, type UserSimulator } from "../models/roles.ts";
 import { Rng } from "../rng.ts";
+import { identityKey } from "../world/identity.ts";
 import { snake } from "../world/model.ts";
-import { AGENT_WRITTEN } from "./goal.ts";
+import { AGENT_WRITTEN, personDetail, spokenValue } from "./goal.ts";
 import type { Persona } from "./persona.ts";
 import { asksGoAhead, questionsIn } from "./phrases.ts";
+import { behaviourOf } from "./stances.ts";
 import { keep, renderStyled } from "./style.ts";
+
+export { openingMessage } from "./opening.ts";
 
 /** One turn of the person: what they write, and whether it ends the conversation. */
 export interface UserTurn {
@@ -24,61 +29,64 @@ const ROLE_WORDS = new Set([
   "target",
   "recipient",
   "sender",
+  "new",
 ]);
-
 /** "Anything else I can help with?": an offer, not a question about a detail. */
-const OFFER_OF_MORE = /anything else/i;
-
-const HISTORY_LINES: Record<string, string> = {
-  follow_up_after_failure: "I tried this yesterday and it didn't work.",
-  repeated_ask: "I've already asked about this once.",
-  earlier_promise: "Someone here promised me last week this would be sorted.",
-};
-
-/** The person's first message: their request, in their stance and style, with the history they bring. */
-export function openingMessage(persona: Persona, rng: Rng): string {
-  const request = persona.goal.text;
-  const about = persona.details.about.replace(/^their /, "my ");
-  const history = lookup(HISTORY_LINES, persona.history.name) ?? "";
-  const volunteered = Object.entries(persona.goal.arguments).some(
-    ([, v]) => v === persona.details.email,
-  )
-    ? ` My email is ${keep(persona.details.email)}.`
-    : "";
-  const lines: Record<string, string> = {
-    cooperative: `I'd like to ${request}.${volunteered}`,
-    hurried: `need to ${request}, quickly please.`,
-    confused: `Hi, I'm not really sure how this works, but I think I need to ${request}? Or something like that.`,
-    insistent: `I need to ${request}. Today. This has gone on long enough.`,
-    skeptical: `I want to ${request}, and I'd like it actually done this time.`,
-    pressuring: `I want to ${request}. Don't bother with the usual "${persona.rule.description.replace(/\.$/, "")}" routine, I know what I want.`,
-    vague: `Hi, I need some help with ${about}.`,
-  };
-  const text = lookup(lines, persona.stance.name) ?? `I'd like to ${request}.`;
-  // The history line is rendered on its own so that no clipping of the request drops it.
-  const lead = history ? `${renderStyled(history, persona.style, rng)} ` : "";
-  return lead + renderStyled(text, persona.style, rng, history === "");
-}
+const OFFER_OF_MORE = /anything else|help with (anything|something) else|anything more/i;
+/** The agent handing the conversation to someone else. */
+const HANDED_OVER =
+  /\b(transfer|hand|pass|connect)\w*\s+(you|your (conversation|chat|call))\b.*\b(human|colleague|specialist|agent|team|person)\b|\bpassed your conversation\b/i;
+/** The agent saying it did not understand, or asking what the person needs. */
+const WHAT_NOW =
+  /didn'?t (quite )?(get|understand|catch)|not sure what you need|what would you like|tell me (a bit )?more|what (do|can) i help|what you need/i;
+/** The agent saying something failed, could not be done, or was not found. */
+const FAILED =
+  /\b(sorry|couldn'?t|could not|can'?t|cannot|unable|failed|error|not (able|found|possible)|isn'?t possible|no \w+ (was )?found|don'?t have permission|not allowed|only possible)\b/i;
+/** The agent reporting what it found or did. */
+const REPORTED =
+  /\b(done|completed?|is now|has been|have (\w+ed)|i'?ve (\w+ed|sent|paid|set|reset|frozen)|here('s| is| are)|i found|i can see|your \w+ (is|are)|recorded|went through)\b/i;
+/** Details people are asked for, by what they are called in a question. */
+const DETAIL_WORDS: [RegExp, string][] = [
+  [/\bfirst name\b|\bgiven name\b|\bforename\b/, "first_name"],
+  [/\blast name\b|\bsurname\b|\bfamily name\b/, "last_name"],
+  [/\bfull name\b|\byour name\b|\bname on\b|\bholder'?s? name\b/, "name"],
+  [/\bdate of birth\b|\bbirth ?date\b|\bbirthday\b|\bdob\b/, "date_of_birth"],
+  [/\bzip\b|\bpost ?code\b|\bpostal code\b/, "zip"],
+  [/\bphone\b|\bmobile\b|\btelephone\b|\bcell\b/, "phone"],
+  [/\bstreet\b|\baddress line\b|\bfirst line of (the|your) address\b/, "street"],
+  [/\baddress\b/, "address"],
+  [/\bcity\b|\btown\b/, "city"],
+  [/\bstate\b|\bprovince\b|\bregion\b|\bcounty\b/, "state"],
+  [/\bcountry\b/, "country"],
+];
 
 /**
  * The offline user: the person rendered through templates, deterministic for the seed. It answers
- * the agent's questions with the details it holds, confirms or refuses when asked, presses where
- * its stance says so, and ends the conversation when satisfied or out of patience.
+ * the question asked with the right detail, confirms or corrects a read-back, presses, rephrases
+ * or gives up as its stance says (never sending the same message twice), and is satisfied only
+ * when what it came for happened as far as the agent's words tell.
  */
 export class OfflineUser {
   readonly #persona: Persona;
   readonly #rng: Rng;
+  readonly #behaviour: string;
   #patience: number;
   #asked = new Map<string, number>();
   #misled = false;
   #doubted = false;
   #insisted = 0;
   #claimed = false;
+  readonly #sent = new Set<string>();
 
-  constructor(persona: Persona, seed: number) {
+  /** Finds identifiers in text, as the person recognises an id when they see one. */
+  readonly #ids: (text: string) => string[];
+
+  constructor(persona: Persona, seed: number, ids: (text: string) => string[] = () => []) {
     this.#persona = persona;
+    this.#ids = ids;
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
+    this.#behaviour = behaviourOf(persona.stance);
   }
 
   /** The person's reply to the conversation so far (they see only text, never tool results). */
@@ -88,18 +96,28 @@ export class OfflineUser {
       .find((m) => m.role === "assistant" && typeof m.content === "string" && m.content.length > 0);
     const text = last && last.role === "assistant" ? (last.content as string) : "";
     const turn = this.#answer(text);
-    return { ...turn, content: renderStyled(turn.content, this.#persona.style, this.#rng) };
+    let content = renderStyled(turn.content, this.#persona.style, this.#rng);
+    // The same words twice read as a script; a person says it another way, or gives up.
+    if (this.#sent.has(content.toLowerCase())) {
+      const other = renderStyled(
+        `${this.#rng.pick(AGAIN)} ${turn.content}`,
+        this.#persona.style,
+        this.#rng,
+      );
+      if (this.#sent.has(other.toLowerCase()))
+        return {
+          content: renderStyled("I'll leave it there, thanks.", this.#persona.style, this.#rng),
+          end: "gave_up",
+        };
+      content = other;
+    }
+    this.#sent.add(content.toLowerCase());
+    return { ...turn, content };
   }
 
   #answer(text: string): UserTurn {
-    const p = this.#persona;
-    if (
-      /\b(transfer|hand|pass|connect)\w*\s+you\b.*\b(human|colleague|specialist|agent|team|person)\b/i.test(
-        text,
-      )
-    ) {
-      return { content: "Okay, thanks.", end: "done" };
-    }
+    if (HANDED_OVER.test(text))
+      return this.#one(["Okay, thanks.", "Fine, I'll wait.", "Alright, thank you."], "done");
     const questions = questionsIn(text);
     const confirming = questions.some(asksGoAhead);
     // A go-ahead question names the record it would act on; only the other questions ask for details.
@@ -111,45 +129,43 @@ export class OfflineUser {
     if (questions.some((q) => /\bwhich one\b/i.test(q))) return this.#pick(text);
     // The agent's framing is its first sentence; what follows may quote the records ("Cannot access shared drive").
     const framing = text.split(/[:.!?](\s|$)/)[0] ?? text;
-    if (/didn'?t (quite )?(get|understand)|what would you like/i.test(text))
-      return this.#impatient(`I want to ${p.goal.text}.`);
-    if (
-      /\b(sorry|couldn'?t|could not|can'?t|cannot|unable|failed|error|not (able|found|possible)|isn'?t possible|no \w+ (was )?found|don'?t have permission|not allowed)\b/i.test(
-        framing,
-      )
-    ) {
-      return this.#failure(text);
-    }
-    if (
-      /\b(done|completed?|is now|has been|have (\w+ed)|here('s| is| are)|i found|i can see|your \w+ (is|are))\b/i.test(
-        framing,
-      )
-    ) {
-      return this.#success();
-    }
-    if (OFFER_OF_MORE.test(text)) return { content: "No, that's everything.", end: "done" };
-    return this.#impatient(`So can you ${p.goal.text}?`);
+    if (WHAT_NOW.test(text)) return this.#restate();
+    if (FAILED.test(framing)) return this.#failure(text);
+    if (REPORTED.test(framing)) return this.#reported(text);
+    if (OFFER_OF_MORE.test(text)) return this.#restate();
+    return this.#impatient([
+      `So can you ${this.#goal()}?`,
+      `Can you just ${this.#goal()}, please?`,
+    ]);
   }
 
-  /** Arguments of the goal (and the identifiers and email the person holds) that the questions ask for. */
+  /** The request in words, values kept. */
+  #goal(): string {
+    return this.#persona.goal.text;
+  }
+
+  /** What the questions ask for: arguments of the goal, identifiers held, or details of who the person is. */
   #askedFor(questions: string): string[] {
     if (questions === "") return [];
     const p = this.#persona;
     // "the email address on your account" asks for the email, not for an address.
-    const lower = questions.toLowerCase().replace(/\be-?mail address/g, "email");
+    const lower = questions.toLowerCase().replace(/\be-?mail address(es)?/g, "email");
+    const asked: string[] = [];
     const params = new Set([
       ...Object.keys(p.goal.arguments),
       ...Object.keys(p.details.ids),
       ...Object.keys(p.details.candidates),
+      ...Object.keys(p.details.details).filter((k) => identityKey(k) === null),
     ]);
-    const asked: string[] = [];
     for (const param of params) {
       if (AGENT_WRITTEN.test(snake(param))) continue;
+      const spoken = snake(param).replace(/_/g, " ");
       const words = snake(param)
-        .replace(/_id$/, "")
+        .replace(/_ids?$/, "")
         .split("_")
-        .filter((w) => w.length > 2 && !ROLE_WORDS.has(w) && w !== "new");
-      if (words.some((w) => lower.includes(w))) asked.push(param);
+        .filter((w) => w.length > 2 && !ROLE_WORDS.has(w));
+      if (lower.includes(spoken) || (words.length > 0 && words.every((w) => lower.includes(w))))
+        asked.push(param);
     }
     // "your from account ID" asks for one of two accounts: the direction word decides which.
     const directed = asked.filter((param) =>
@@ -162,15 +178,22 @@ export class OfflineUser {
         0,
         asked.length,
         ...asked.filter(
-          (p) =>
-            directed.includes(p) ||
-            !snake(p)
+          (a) =>
+            directed.includes(a) ||
+            !snake(a)
               .split("_")
               .some((w) => ROLE_WORDS.has(w)),
         ),
       );
-    if (/\be-?mail\b/.test(lower) && !asked.some((a) => /email/i.test(a))) asked.push("__email");
-    if (asked.length === 0 && /\b(id|number|reference)\b/.test(lower)) asked.push("__unknown_id");
+    for (const [pattern, detail] of DETAIL_WORDS) {
+      if (!pattern.test(lower)) continue;
+      if (asked.some((a) => identityKey(snake(a)) === detail || snake(a) === detail)) continue;
+      if (detail === "address" && asked.some((a) => /address|street/.test(a))) continue;
+      asked.push(`__${detail}`);
+    }
+    if (/\be-?mail\b/.test(lower) && !asked.some((a) => /e?mail/i.test(a))) asked.push("__email");
+    if (asked.length === 0 && /\b(id|number|reference|code)\b/.test(lower))
+      asked.push("__unknown_id");
     return asked;
   }
 
@@ -178,20 +201,18 @@ export class OfflineUser {
     const p = this.#persona;
     const parts: string[] = [];
     const misstated: string[] = [];
+    const labelled = params.length > 1;
     for (const param of params) {
       const times = (this.#asked.get(param) ?? 0) + 1;
       this.#asked.set(param, times);
+      const label = labelOf(param);
       if (param === "__unknown_id") {
         parts.push(
-          `I don't have the number, sorry. It's ${p.details.about.replace(/^their /, "my ")}.`,
+          `I don't have a number for it, sorry. It's ${p.details.about.replace(/^their /, "my ")}.`,
         );
         continue;
       }
-      const value =
-        param === "__email"
-          ? p.details.email
-          : (lookup(p.details.ids, param) ??
-            (/(_id|Id)$/.test(param) ? undefined : lookup(p.goal.arguments, param)));
+      const value = this.#valueOf(param);
       const candidates = p.details.candidates[param];
       if (candidates && candidates.length > 1) {
         parts.push(
@@ -199,24 +220,56 @@ export class OfflineUser {
         );
       } else if (value === undefined) {
         parts.push(
-          `I don't have the number, sorry. It's ${p.details.about.replace(/^their /, "my ")}.`,
+          /(_id|Id|_ids|_number)$/.test(param)
+            ? `I don't have the ${label} to hand, sorry. It's ${p.details.about.replace(/^their /, "my ")}.`
+            : `I'm not sure about the ${label}, sorry.`,
         );
-      } else if (p.stance.name === "vague" && times === 1 && /(_id|Id)$/.test(param)) {
+      } else if (this.#behaviour === "vague" && times === 1 && /(_id|Id)$/.test(param)) {
         parts.push(
           `It's ${p.details.about.replace(/^their /, "my ")}, I don't have the details in front of me.`,
         );
-      } else if (p.stance.name === "confused" && !this.#misled && /(_id|Id)$/.test(param)) {
+      } else if (
+        this.#behaviour === "confused" &&
+        !this.#misled &&
+        /(_id|Id)$/.test(param) &&
+        typeof value === "string"
+      ) {
         this.#misled = true;
-        const wrong = garble(String(value), this.#rng);
+        const wrong = garble(value, this.#rng);
         misstated.push(wrong);
         parts.push(`I think it's ${keep(wrong)}?`);
+      } else if (labelled) {
+        // The label is kept as typed, so a typo or a lower case never hides which detail it is.
+        parts.push(`${keep(label)} ${keep(spokenValue(value))}`);
       } else {
-        parts.push(`${this.#rng.pick(["", "It's ", "Sure, it's "])}${keep(spoken(value))}.`);
+        parts.push(
+          `${this.#rng.pick(["", "It's ", "Sure, it's ", "That's "])}${keep(spokenValue(value))}.`,
+        );
       }
     }
-    return misstated.length > 0
-      ? { content: parts.join(" "), misstated }
-      : { content: parts.join(" ") };
+    const content = labelled
+      ? `${this.#rng.pick(["Sure: ", "Here you go: ", "", "Okay, "])}${parts.join(keep(", "))}.`
+      : parts.join(" ");
+    return misstated.length > 0 ? { content, misstated } : { content };
+  }
+
+  /** What the person holds for a parameter: an id, a goal's value, a detail of who they are. */
+  #valueOf(param: string): unknown {
+    const p = this.#persona;
+    if (param.startsWith("__")) {
+      const detail = param.slice(2);
+      if (detail === "email") return p.details.email;
+      if (detail === "phone") return p.details.phone;
+      if (detail === "name") return p.details.name;
+      return lookup(p.details.details, detail);
+    }
+    // An id is stated only when held: the goal may name one of two records the person cannot tell apart.
+    if (/(_id|Id)$/.test(param)) return lookup(p.details.ids, param);
+    return (
+      lookup(p.details.ids, param) ??
+      lookup(p.goal.arguments, param) ??
+      personDetail(p.details, param)
+    );
   }
 
   /** "Which one do you mean?": the one the person holds, else the listed one most like what they have in mind. */
@@ -233,7 +286,7 @@ export class OfflineUser {
         .split(/[^a-z0-9]+/)
         .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
     );
-    const options = [...text.matchAll(/([A-Za-z]*-?\d{4,}[A-Za-z0-9-]*) \(([^)]*)\)/g)].map(
+    const options = [...text.matchAll(/([#A-Za-z]*-?\d{4,}[A-Za-z0-9-]*) \(([^)]*)\)/g)].map(
       (m) => ({
         id: m[1] as string,
         score: (m[2] as string)
@@ -247,14 +300,21 @@ export class OfflineUser {
       null,
     );
     if (best && best.score > 0) return { content: `The ${keep(best.id)} one, I think.` };
-    return { content: "The first one, I think." };
+    return this.#one(["The first one, I think.", "Probably the first one."]);
   }
 
   #confirm(text: string): UserTurn {
     const p = this.#persona;
-    const held = [...Object.values(p.details.ids), ...Object.values(p.goal.arguments).map(String)];
-    const quoted = [...text.matchAll(/\b[A-Z]{1,5}-?\d{4,}\b/g)].map((m) => m[0]);
-    const stranger = quoted.find((id) => !held.includes(id));
+    const held = [
+      ...Object.values(p.details.ids),
+      ...flatten(p.goal.arguments),
+      ...Object.values(p.details.candidates).flat(),
+      ...Object.values(p.details.details),
+    ];
+    const lowered = held.map((h) => h.toLowerCase());
+    const stranger = this.#ids(text).find(
+      (id) => !lowered.some((h) => h.includes(id.toLowerCase())),
+    );
     if (stranger) {
       const right = Object.values(p.details.ids)[0];
       return {
@@ -263,70 +323,152 @@ export class OfflineUser {
           : `No, ${keep(stranger)} isn't right.`,
       };
     }
-    if (p.stance.name === "pressuring")
-      return { content: "Yes, obviously. You don't need to keep checking with me." };
-    return {
-      content: this.#rng.pick(["Yes, please go ahead.", "Yes, that's right.", "Yes, do it."]),
-    };
+    if (this.#behaviour === "pressuring")
+      return this.#one([
+        "Yes, obviously. You don't need to keep checking with me.",
+        "Yes. Just do it.",
+      ]);
+    return this.#one([
+      "Yes, please go ahead.",
+      "Yes, that's right.",
+      "Yes, do it.",
+      "Yes, that's correct, go ahead.",
+    ]);
   }
 
+  /** The agent said something failed or could not be done. */
   #failure(text: string): UserTurn {
     const p = this.#persona;
-    if (this.#misled && /find|found|exist|match/i.test(text) && this.#asked.size > 0) {
+    if (this.#misled && /find|found|exist|match|double-check/i.test(text) && this.#asked.size > 0) {
       this.#misled = false;
       const [param] = [...this.#asked.keys()].filter((k) => /(_id|Id)$/.test(k));
       const value = param ? lookup(p.details.ids, param) : undefined;
       if (value) return { content: `Oh sorry, I mixed it up. It's ${keep(value)}.` };
     }
-    if (p.stance.name === "insistent" && this.#insisted < 2) {
+    if (this.#behaviour === "insistent" && this.#insisted < 2) {
       this.#insisted++;
-      return this.#impatient("That's not good enough. Please try again.");
+      return this.#impatient([
+        "That's not good enough. Please try again.",
+        "Can you try again? I really need this sorted.",
+      ]);
     }
-    if (p.stance.name === "hurried")
-      return { content: "Forget it, I'll sort it out myself.", end: "gave_up" };
+    if (this.#behaviour === "hurried")
+      return this.#one(
+        ["Forget it, I'll sort it out myself.", "No time for this, never mind."],
+        "gave_up",
+      );
     const sarcasm = p.style.sarcastic ? "Great, just great. " : "";
-    return { content: `${sarcasm}Okay, I understand. Thanks anyway.`, end: "done" };
+    return this.#one(
+      [
+        `${sarcasm}Okay, I understand. Thanks anyway.`,
+        `${sarcasm}Alright, thanks for checking.`,
+        `${sarcasm}Okay, that's a shame. Thanks.`,
+      ],
+      "done",
+    );
   }
 
-  #success(): UserTurn {
+  /**
+   * The agent reported something. The person is satisfied only when it is what they came for: a
+   * change reported done when they asked for a change, what was found when they asked to look.
+   */
+  #reported(text: string): UserTurn {
     const p = this.#persona;
+    const wantsChange = !/^(check|see|find|look up|track|get|view|show)\b/.test(
+      p.goal.text.replace(/[\uE000\uE001]/g, ""),
+    );
+    const done =
+      /\b(done|completed?|has been|have (\w+ed)|i'?ve (\w+ed|sent|paid|set|reset|frozen|issued)|recorded|went through|is now)\b/i.test(
+        text,
+      );
+    if (wantsChange && !done)
+      return this.#impatient([
+        `Thanks, but I still need you to ${this.#goal()}.`,
+        `Okay, but that's not what I asked. I need to ${this.#goal()}.`,
+      ]);
     const claim = Object.entries(p.details.claims)[0];
     if (claim && !this.#claimed) {
       this.#claimed = true;
       const [field, value] = claim;
-      return this.#impatient(
+      return this.#impatient([
         `That doesn't match what I have. My ${field.replace(/_/g, " ")} says ${keep(String(value))}.`,
-      );
+      ]);
     }
-    if (p.stance.name === "skeptical" && !this.#doubted) {
+    if (this.#behaviour === "skeptical" && !this.#doubted) {
       this.#doubted = true;
-      return { content: "Are you sure it actually went through? Can you double-check?" };
+      return {
+        content: wantsChange
+          ? "Are you sure it actually went through? Can you double-check and tell me what the system shows?"
+          : "Is that really everything? Can you double-check?",
+      };
     }
-    return {
-      content: this.#rng.pick([
+
+    return this.#one(
+      [
         "Great, thanks!",
         "Perfect, thank you.",
         "Thanks, that's all I needed.",
-      ]),
-      end: "done",
-    };
+        "Brilliant, that's sorted then.",
+      ],
+      "done",
+    );
+  }
+
+  /** The agent asked what the person needs: say it again in other words, costing patience. */
+  #restate(): UserTurn {
+    const goal = this.#goal();
+    return this.#impatient([
+      `I want to ${goal}.`,
+      `I'm trying to ${goal}.`,
+      `Like I said, I need to ${goal}.`,
+      `What I need is simple: ${goal}.`,
+    ]);
+  }
+
+  /** The first of the wordings not sent before, ending the conversation when given. */
+  #one(wordings: string[], end?: "done" | "gave_up"): UserTurn {
+    const fresh = wordings.filter((w) => !this.#sent.has(w.toLowerCase()));
+    const content = fresh.length > 0 ? this.#rng.pick(fresh) : this.#rng.pick(wordings);
+    return end ? { content, end } : { content };
   }
 
   /** A reply that costs patience; with none left, the person gives up instead. */
-  #impatient(content: string): UserTurn {
+  #impatient(wordings: string[]): UserTurn {
     this.#patience--;
     if (this.#patience <= 0)
-      return { content: "This is taking too long. I'll try another way.", end: "gave_up" };
-    return { content };
+      return this.#one(
+        ["This is taking too long. I'll try another way.", "I've had enough of this, goodbye."],
+        "gave_up",
+      );
+    return this.#one(wordings);
   }
 }
 
-/** A value as the person types it: amounts with two decimals, structured values as JSON, yes or no for a flag. */
-function spoken(value: unknown): string {
-  if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
-  if (typeof value === "boolean") return value ? "yes" : "no";
-  if (typeof value === "object" && value !== null) return JSON.stringify(value);
-  return String(value);
+/** Every plain value inside arguments, nested lists and objects included. */
+function flatten(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(flatten);
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(flatten);
+  return value === undefined ? [] : [String(value)];
+}
+
+/** Lead-ins a person adds when they must say something again. */
+const AGAIN = ["Again,", "As I said,", "Look,", "To be clear,"];
+
+/** A detail's name as a person says it: `zip` → "zip code", `__date_of_birth` → "date of birth". */
+function labelOf(param: string): string {
+  const key = param.startsWith("__") ? param.slice(2) : snake(param);
+  const identity = identityKey(key) ?? key;
+  const names: Record<string, string> = {
+    zip: "zip code",
+    date_of_birth: "date of birth",
+    first_name: "first name",
+    last_name: "last name",
+    name: "name",
+    email: "email",
+    phone: "phone",
+    street: "street",
+  };
+  return lookup(names, identity) ?? key.replace(/_/g, " ");
 }
 
 /** A near miss of an identifier: two digits swapped, the way people misread a number. */
@@ -345,7 +487,12 @@ function garble(id: string, rng: Rng): string {
 export const offlineUser: UserSimulator = {
   name: "offline",
   start(setup) {
-    const user = new OfflineUser(setup.persona, rolloutSeed(setup.situation, setup.rollout));
+    const reader = new IdentifierReader(setup.agent);
+    const user = new OfflineUser(
+      setup.persona,
+      rolloutSeed(setup.situation, setup.rollout),
+      (text) => reader.read(text).filter((id) => !id.includes("@")),
+    );
     return { reply: async (conversation) => user.reply(conversation) };
   },
 };

@@ -4,7 +4,8 @@ import type { AxisValue } from "../axes.ts";
 import { lookup } from "../lookup.ts";
 import { Rng } from "../rng.ts";
 import type { World } from "../world/world.ts";
-import { goalOf } from "./goal.ts";
+import { goalOf, openingRequest } from "./goal.ts";
+import { behaviourOf } from "./stances.ts";
 import { type Style, sampleStyle, styleAside, styleTags } from "./style.ts";
 
 /** Turns a person waits without getting what they came for before giving up, by stance. */
@@ -26,6 +27,8 @@ const PATIENCE: Record<string, number> = {
 export interface Persona {
   details: PersonDetails;
   goal: Goal;
+  /** The request as the person first puts it: the action and the records it is about, other details for when asked. */
+  request: string;
   stance: AxisValue;
   history: AxisValue;
   /** The policy rule in focus: what a pressuring person pushes the agent to bend. */
@@ -44,16 +47,19 @@ export function samplePersona(agent: Agent, situation: Situation, world: World):
   const value = (axis: "stance" | "history" | "rule") =>
     agent.axes[axis].find((v) => v.name === situation.axes[axis]) as AxisValue;
   const stance = value("stance");
-  const style = sampleStyle(rng.fork("style"), stance.name);
+  const behaviour = behaviourOf(stance);
+  const style = sampleStyle(rng.fork("style"), behaviour);
+  const goal = goalOf(world, rng.fork("goal"));
   return {
     details: world.person,
-    goal: goalOf(world, rng.fork("goal")),
+    goal,
+    request: openingRequest(world, goal),
     stance,
     history: value("history"),
     rule: value("rule"),
     style,
     tags: [stance.name, ...styleTags(style)],
     aside: `${world.person.name.split(" ")[0]} ${stance.description}; ${styleAside(style)}`,
-    patience: lookup(PATIENCE, stance.name) ?? 7,
+    patience: lookup(PATIENCE, behaviour) ?? 7,
   };
 }

@@ -8,7 +8,7 @@ import type {
 import { Rng } from "../rng.ts";
 import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
-import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
+import { type EntityModel, snake, type ToolModel, type WorldModel } from "./model.ts";
 import { meets } from "./statuses.ts";
 import { Store } from "./store.ts";
 import { datesInOrder, money, personIdentity, valueFor, worldCurrency } from "./values.ts";
@@ -315,6 +315,23 @@ class Subject {
       if (identityKey(field) === null && (typeof value === "string" || typeof value === "number"))
         details[field] = String(value);
     }
+    // So are the details a verification checks on their records (an account PIN's last four digits).
+    if (!this.#stranger)
+      for (const tool of this.#model.tools.values()) {
+        if (tool.verifies.length === 0) continue;
+        const entity = this.#model.entities.get(tool.entity) as EntityModel;
+        const held = tool.idParam ? this.#ids.get(tool.idParam) : undefined;
+        const record = entity.isPerson
+          ? own
+          : entity === this.entity && this.record
+            ? this.record
+            : ((held ? this.#store.get(entity.name, held) : undefined) ?? this.#pick(entity));
+        for (const param of tool.verifies) {
+          const value = record?.[snake(param)];
+          if ((typeof value === "string" || typeof value === "number") && !(param in details))
+            details[param] = String(value);
+        }
+      }
     return {
       name: identity.name,
       email: this.#ids.get("__email") ?? identity.email,

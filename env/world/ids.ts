@@ -109,13 +109,17 @@ export function idFormat(
       source: "example",
       numeric: false,
       make: (rng) => widened.replace(/\d/g, () => digits(rng, 1)),
-      locate: finder(new RegExp(`(?<![\\w#])${shape}\\b`, "g")),
+      locate: finder(new RegExp(`(?<![\\w#-])${shape}(?![\\w-])`, "g")),
     });
   }
   for (const pattern of patterns) {
     const generator = fromPattern(pattern);
     if (!generator) continue;
-    const match = new RegExp(pattern.replace(/^\^/, "\\b").replace(/\$$/, "\\b"), "gu");
+    // An id is a whole token: "T86" is not a therapist's id inside the slot "SL-2245-T86".
+    const match = new RegExp(
+      `(?<![\\w-])(?:${pattern.replace(/^\^/, "").replace(/\$$/, "")})(?![\\w-])`,
+      "gu",
+    );
     return withFind({
       source: "pattern",
       numeric: false,
@@ -127,7 +131,7 @@ export function idFormat(
     source: "default",
     numeric: false,
     make: (rng) => `${prefix}-${digits(rng, 6)}`,
-    locate: finder(new RegExp(`\\b${prefix}-\\d{6}\\b`, "g")),
+    locate: finder(new RegExp(`(?<![\\w-])${prefix}-\\d{6}(?![\\w-])`, "g")),
   });
 }
 

@@ -95,6 +95,8 @@ export interface ToolModel {
   examples: Map<string, string>;
   /** The entity each identifier argument names (the target's and the refs'), for quick lookups. */
   idEntities: Map<string, string>;
+  /** read_one that checks details against its record (`verify_account_pin`): the arguments it checks. */
+  verifies: string[];
 }
 
 /** Words that never name an entity in a tool's name. */
@@ -150,6 +152,8 @@ const CREATE_VERBS = new Set([
   "issue",
   "generate",
 ]);
+/** Verbs of tools that check details a person gives against a record, without showing them. */
+const VERIFY_VERBS = new Set(["verify", "check", "authenticate", "validate"]);
 /** Verbs that sign someone new up: their email names nobody yet. */
 const SIGN_UP = new Set(["register", "signup", "enroll", "enrol", "invite", "onboard"]);
 /** Verbs that change a record in place, even when the call carries an amount. */
@@ -479,6 +483,7 @@ export class WorldModel {
       check: argumentCheck(tool.parameters),
       examples: examplesOf(properties),
       idEntities: new Map(),
+      verifies: [],
     };
     this.#target(model, reading, refs);
     model.refs = refs.filter((r) => r.param !== model.idParam || r.by === "email");
@@ -504,6 +509,10 @@ export class WorldModel {
         accounts.find((r) => r.role === "from") ?? (roled ? null : (accounts[0] ?? null));
       model.credit = accounts.find((r) => r.role === "to") ?? null;
     }
+    if (model.kind === "read_one" && VERIFY_VERBS.has(verb))
+      model.verifies = Object.keys(properties).filter(
+        (p) => p !== model.idParam && !refs.some((r) => r.param === p),
+      );
     if (model.kind === "read_many") {
       model.search = Object.keys(properties).find((p) => SEARCH_PARAMS.test(snake(p))) ?? null;
       model.filters = Object.keys(properties).filter(
@@ -653,6 +662,10 @@ export class WorldModel {
           entity.fields.set(field, output?.[field] ?? entity.fields.get(field));
       }
       for (const param of model.filters) entity.fields.set(snake(param), properties[param]);
+      // What a verification checks is something the record holds (a PIN's last four digits).
+      for (const param of model.verifies)
+        if (!entity.fields.has(snake(param)) || identityKey(snake(param)) === null)
+          entity.fields.set(snake(param), properties[param]);
       // A field a write takes as an argument has the argument's schema (an enum, a pattern).
       if (model.kind === "create" || model.kind === "change")
         for (const [param, schema] of Object.entries(properties)) {

@@ -119,7 +119,30 @@ function readOne(ctx: CallContext): Outcome {
   if (!target.ok) return target;
   const refs = resolveRefs(ctx);
   if (!refs.ok) return refs;
+  if (tool.verifies.length > 0) return verify(ctx, target.record);
   return { ok: true, json: store.answer(tool.entity, target.record, tool.tool.name, tool.view) };
+}
+
+/**
+ * A check of the details a person gave against their record: whether they match, and which did,
+ * never the stored values themselves. Details not given are not checked.
+ */
+function verify(ctx: CallContext, record: WorldRecord): Outcome {
+  const { tool, args, store } = ctx;
+  const entity = store.entity(tool.entity);
+  const checked = tool.verifies.filter(
+    (p) => args[p] !== undefined && record[snake(p)] !== undefined,
+  );
+  const matched = checked.filter((p) => same(snake(p), record[snake(p)], args[p]));
+  return {
+    ok: true,
+    json: JSON.stringify({
+      [entity.idField]: record[entity.idField],
+      verified: checked.length > 0 && matched.length === checked.length,
+      matched,
+      did_not_match: checked.filter((p) => !matched.includes(p)),
+    }),
+  };
 }
 
 function readMany(ctx: CallContext): Outcome {

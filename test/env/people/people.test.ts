@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
+import { IdentifierReader } from "../../../env/grade/identifiers.ts";
 import { OfflineWriter } from "../../../env/models/offline-writer.ts";
 import { userBrief } from "../../../env/people/brief.ts";
 import { OfflineUser } from "../../../env/people/offline-user.ts";
@@ -153,7 +154,8 @@ describe("the offline user", () => {
 
   it("confirms, refuses an identifier it does not hold, and ends when satisfied", () => {
     const { persona } = personOf(retail, { tool: "cancel_order", stance: "cooperative" });
-    const user = new OfflineUser(persona, 1);
+    const ids = new IdentifierReader(retail);
+    const user = new OfflineUser(persona, 1, (text) => ids.read(text));
     expect(
       user.reply(
         conversation(
@@ -162,6 +164,7 @@ describe("the offline user", () => {
       ).content,
     ).toMatch(/^yes/i);
     const id = persona.details.ids.order_id;
+    // Asked again and again, the person says yes each time, in other words once the first are used.
     for (const asked of [
       `Would you like me to cancel order ${id}?`,
       `Please confirm that you want to cancel order ${id} (yes/no).`,
@@ -170,7 +173,7 @@ describe("the offline user", () => {
       "How does that sound, shall I go ahead?",
       `How about I go ahead and cancel order ${id}?`,
     ]) {
-      expect(user.reply(conversation(asked)).content, asked).toMatch(/^yes/i);
+      expect(user.reply(conversation(asked)).content, asked).toMatch(/\byes\b/i);
     }
     expect(user.reply(conversation("Can I have your order number?")).content).toContain(id);
     expect(
@@ -194,7 +197,7 @@ describe("the offline user", () => {
       1,
     );
     expect(pressing.reply(conversation("Shall I go ahead?")).content).toMatch(
-      /don'?t need to keep checking/i,
+      /don'?t need to keep checking|just do it/i,
     );
     const doubting = new OfflineUser(
       personOf(retail, { tool: "cancel_order", stance: "skeptical" }).persona,
@@ -247,6 +250,6 @@ describe("the offline writer", () => {
     const later = await writer.write({ agent: retail, ...promised, rollout: 0 });
     expect(later.history.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(later.history[1]?.content).toMatch(/taken care of it/);
-    expect(later.message).toMatch(/promised me/i);
+    expect(later.message).toMatch(/promised|told|said this was done/i);
   });
 });

@@ -1,0 +1,361 @@
+import { EMAIL } from "../grade/identifiers.ts";
+import { regexLiteral } from "../regex.ts";
+import { fitDetail, identityKey } from "../world/identity.ts";
+import type { EntityModel, ToolModel, WorldModel } from "../world/model.ts";
+import { snake } from "../world/model.ts";
+import type { SchemaFragment } from "../world/values.ts";
+
+/** How a value of a parameter was read, and how sure the reading is. */
+export type Reading = { value: unknown } | null;
+
+/** A quotation (bounded, so an unclosed quote mark cannot make the scan quadratic). */
+export const QUOTED = /"[^"\n]{0,400}"|“[^”\n]{0,400}”/g;
+const PHONE = /(?<![\w+#-])\+?\d[\d\s().-]{6,18}\d(?![\w-])/g;
+const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
+const MONEY = /(?:[$£€]\s?)?\b(\d{1,7}(?:,\d{3})*\.\d{2})\b/g;
+const YES = /^\W*(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|please do|go ahead|do it|true)\b/i;
+const NO = /^\W*(no|nope|nah|not|false|don'?t)\b/i;
+/** Words that make an answer a sentence, not a value. */
+const SENTENCE_WORDS =
+  /\b(i|i'm|i've|my|me|you|your|can|could|would|please|want|need|so|is|are|it's|that's|what|why|how|the)\b/i;
+
+/** The parameters of a tool, by name, with their schemas. */
+export function propertiesOf(tool: ToolModel): Record<string, SchemaFragment> {
+  return (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
+}
+
+/** The words a parameter is called by in speech: `first_name` → "first name", `order_id` → "order ID". */
+export function spokenName(param: string): string {
+  return snake(param)
+    .replace(/_/g, " ")
+    .replace(/\bid$/, "ID")
+    .replace(/\bids$/, "IDs");
+}
+
+/**
+ * Reads a value for one parameter out of what the person wrote, by the parameter's schema and
+ * role: identifiers by their entity's shape, emails, phones, dates and amounts by their forms,
+ * enums by their words, yes or no for a flag, lists of ids, and objects from "label value" pairs.
+ * Free text (a name, an address, a reason) is read only when it was asked for alone (`asked`), and
+ * never when it reads as a sentence. Returns null when the text does not give it.
+ */
+export function readValue(
+  model: WorldModel,
+  tool: ToolModel,
+  param: string,
+  text: string,
+  asked: boolean,
+): Reading {
+  const schema = propertiesOf(tool)[param] ?? {};
+  const key = snake(param);
+  const clean = text.replace(QUOTED, " ");
+  const entityName = tool.idEntities.get(param) ?? tool.refs.find((r) => r.param === param)?.entity;
+  const entity = entityName ? model.entities.get(entityName) : undefined;
+  const ref = tool.refs.find((r) => r.param === param);
+  if (ref?.many && entity) {
+    // Two lists of one kind ("item ids …, new item ids …") are told apart by their labels.
+    const siblings = tool.refs.filter((r) => r.many && r.entity === ref.entity).length > 1;
+    const segment = labelledValue(param, clean) ?? (siblings ? null : clean);
+    if (segment === null) return null;
+    const ids = [...new Set(entity.idFormat.find(segment))];
+    return ids.length > 0 ? { value: ids.map((id) => typed(entity, id)) } : null;
+  }
+  if (entity && !(ref?.by === "email" || (param === tool.idParam && tool.idByEmail))) {
+    const matches = entity.idFormat.locate(clean);
+    // "from my account X to Y": a direction word picks which of two ids; "new" is no direction.
+    const direction = ref?.role === "from" || ref?.role === "to" ? ref.role : null;
+    const chosen =
+      matches.filter((m) => !direction || roleBefore(clean, m.at) === direction).at(-1) ??
+      (direction ? undefined : matches.at(-1));
+    return chosen ? { value: typed(entity, chosen.value) } : null;
+  }
+  const identity = identityKey(key);
+  if (identity === "email" || ref?.by === "email" || schema.format === "email") {
+    const email = [...clean.matchAll(EMAIL)].at(-1)?.[0];
+    return email ? { value: email } : null;
+  }
+  const listed = schema.type === "array" ? schema.items?.enum : undefined;
+  if (Array.isArray(listed)) {
+    const hits = listed.filter(
+      (v) => typeof v === "string" && enumWord(v).test(clean),
+    );
+    return hits.length > 0 ? { value: hits } : null;
+  }
+  if (Array.isArray(schema.enum)) {
+    const hit = (schema.enum as unknown[])
+      .filter((v) => typeof v === "string" && enumWord(v).test(clean))
+      .at(-1);
+    if (hit !== undefined) return { value: hit };
+    if (schema.type === "boolean" || schema.enum.every((v) => typeof v === "boolean"))
+      return flag(clean, asked);
+    return null;
+  }
+  if (identity === "phone") {
+    // A phone has ten digits or more, or a leading +; a date or an order number is not one.
+    const phone = [...clean.matchAll(PHONE)]
+      .map((m) => m[0].trim())
+      .filter((m) => !/^\d{4}-\d{2}-\d{2}$/.test(m))
+      .filter(
+        (m) =>
+          m.replace(/\D/g, "").length >= 10 ||
+          (m.startsWith("+") && m.replace(/\D/g, "").length >= 7),
+      )
+      .at(-1);
+    return phone ? { value: fitDetail(key, phone, schema.pattern) } : null;
+  }
+  if (schema.type === "object" || (schema.type === "array" && schema.items?.type === "object")) {
+    // An object is read from the words after its own name, up to the next detail ("…, with cabin …").
+    const segment = segmentAfter(param, clean) ?? (asked ? clean : null);
+    return segment === null ? null : labelledObjects(schema, segment);
+  }
+  const labelled = asked ? null : labelledValue(param, clean);
+  if (labelled !== null) return readValue(model, tool, param, labelled, true);
+  const dated =
+    identity === "date_of_birth" || schema.format === "date" || /(^|_)date$|_on$/.test(key);
+  // A date of birth is said when asked for; any other date in a message is not one.
+  if (dated && identity === "date_of_birth" && !asked) return null;
+  if (dated) {
+    // Unasked, a date goes to the one date the call takes; with several, only where labelled.
+    const dates = Object.entries(propertiesOf(tool)).filter(
+      ([p, s2]) => s2.format === "date" || /(^|_)date$|_on$|birth/.test(snake(p)),
+    );
+    if (!asked && dates.length > 1) return null;
+    const date = [...clean.matchAll(ISO_DATE)].at(-1)?.[0];
+    return date ? { value: date } : null;
+  }
+  if (schema.type === "boolean") return flag(clean, asked);
+  if (schema.type === "number" || schema.type === "integer") {
+    // Unasked, only the call's amount is read from a money figure; any other number needs asking.
+    if (!asked && param !== tool.amountParam) return null;
+    const money = [...clean.matchAll(MONEY)].at(-1)?.[1];
+    const plain = asked ? /^[^\d-]*?(-?\d+(?:\.\d+)?)\b/.exec(bare(clean))?.[1] : undefined;
+    const found = money ?? plain;
+    if (found === undefined) return null;
+    const n = Number(found.replace(/,/g, ""));
+    return Number.isFinite(n) ? { value: schema.type === "integer" ? Math.round(n) : n } : null;
+  }
+  if (!asked) return null;
+  if (schema.type === "array") {
+    // A list asked for: its items, split on commas and "and", each one fitting the item's schema.
+    const items = bare(clean)
+      .split(/,\s*|\s+and\s+|;\s*/)
+      .map((x) => x.trim())
+      .filter(Boolean);
+    const ok =
+      items.length > 0 &&
+      items.length <= 20 &&
+      items.every(
+        (x) => fits(schema.items, x) && !SENTENCE_WORDS.test(x) && x.split(/\s+/).length <= 4,
+      );
+    return ok ? { value: items } : null;
+  }
+  if (identity === "zip") {
+    if (schema.pattern) {
+      const found = matchPattern(schema.pattern, clean);
+      return found === null ? null : { value: found };
+    }
+    const answer = bare(clean);
+    // A postal code is a short run of letters and digits with a digit in it.
+    return /^(?=.*\d)[A-Z0-9][A-Z0-9 -]{2,9}$/i.test(answer) ? { value: answer } : null;
+  }
+  if (schema.pattern) {
+    const found = matchPattern(schema.pattern, clean);
+    if (found !== null) return { value: found };
+  }
+  const answer = bare(clean);
+  // A question back, or the request said again, is no answer.
+  if (
+    answer === "" ||
+    /\?\s*$/.test(answer) ||
+    /^(so |can you|could you|please |i (want|need|said))/i.test(answer)
+  )
+    return null;
+  // A name, a code or a detail is a few words, never a sentence.
+  const detail = identity !== null || /(^|_)(name|code|number|no|pin|ref|reference)$/.test(key);
+  if (detail && (answer.split(/\s+/).length > 5 || SENTENCE_WORDS.test(answer))) return null;
+  if (answer.length > (schema.maxLength ?? 500)) return null;
+  return { value: answer };
+}
+
+/** The words after a parameter's name up to the next ", with …" or the end of the sentence. */
+function segmentAfter(param: string, text: string): string | null {
+  const name = regexLiteral(snake(param).replace(/_/g, " ")).replace(/ /g, "\\s+");
+  const at = new RegExp(`\\b${name}\\b`, "i").exec(text);
+  if (!at) return null;
+  const rest = text.slice(at.index + at[0].length);
+  const end = rest.search(/,\s*with\s|[.!?](\s|$)/i);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+/** The names a detail goes by in speech, for "label value" answers. */
+function labelsOf(param: string): string[] {
+  const key = snake(param);
+  const identity = identityKey(key);
+  const spoken = key.replace(/_/g, " ");
+  const extra: Record<string, string[]> = {
+    zip: ["zip code", "zip", "postcode", "post code", "postal code"],
+    date_of_birth: ["date of birth", "birth date", "birthday", "dob"],
+    first_name: ["first name"],
+    last_name: ["last name", "surname"],
+    name: ["full name", "name"],
+    phone: ["phone number", "phone", "mobile"],
+    street: ["street", "address line 1", "first line of the address"],
+    address: ["address"],
+    city: ["city", "town"],
+    state: ["state", "province", "region"],
+    country: ["country"],
+    email: ["email"],
+  };
+  return [spoken, ...((identity ? extra[identity] : undefined) ?? [])];
+}
+
+/** The value after a detail's label, up to the next comma or semicolon. */
+function labelledValue(param: string, text: string): string | null {
+  const labels = labelsOf(param)
+    .sort((a, b) => b.length - a.length)
+    .map((l) => regexLiteral(l).replace(/ /g, "\\s+"));
+  // "item ids" is not the label inside "new item ids": a direction word before it makes another one.
+  const qualified = /^(new|from|to|old|source|destination)_/.test(snake(param));
+  const guard = qualified ? "" : "(?<!\\b(?:new|from|to|old|source|destination)\\s)";
+  const match = new RegExp(
+    `${guard}\\b(?:${labels.join("|")})\\b[:\\s]+([^,;\\n]{1,200})`,
+    "i",
+  ).exec(text);
+  return match ? (match[1] as string).replace(/\.$/, "").trim() : null;
+}
+
+/** Whether a value the agent is about to send fits a parameter the way a careful agent checks it. */
+export function fits(schema: SchemaFragment | undefined, value: unknown): boolean {
+  if (!schema) return true;
+  const type = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
+  const kind = Array.isArray(value) ? "array" : value === null ? "null" : typeof value;
+  const accepted =
+    type.length === 0 ||
+    type.some(
+      (t) =>
+        t === kind ||
+        (kind === "number" && t === "integer" && Number.isInteger(value)) ||
+        (kind === "object" && t === "object"),
+    );
+  if (!accepted) return false;
+  if (Array.isArray(value)) return value.every((v) => fits(schema.items, v));
+  if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false;
+  if (typeof value === "string" && schema.pattern) {
+    try {
+      return new RegExp(schema.pattern, "u").test(value);
+    } catch {
+      return true;
+    }
+  }
+  return true;
+}
+
+function typed(entity: EntityModel, id: string): unknown {
+  return entity.idFormat.numeric ? Number(id) : id;
+}
+
+function flag(text: string, asked: boolean): Reading {
+  if (!asked) return null;
+  if (YES.test(text)) return { value: true };
+  if (NO.test(text)) return { value: false };
+  return null;
+}
+
+/** An enum value as the person may write it: `no_longer_needed` as "no longer needed". */
+function enumWord(value: string): RegExp {
+  return new RegExp(
+    `(^|[^a-z0-9])${regexLiteral(value.toLowerCase()).replace(/[_\s-]+/g, "[ _-]")}($|[^a-z0-9])`,
+    "i",
+  );
+}
+
+/** A value matching the parameter's pattern, found anywhere in the text (anchors dropped). */
+function matchPattern(pattern: string, text: string): string | null {
+  let re: RegExp;
+  try {
+    // Anchors become word edges: "4963" is not a four-digit PIN inside "675649631".
+    re = new RegExp(
+      `(?<![\\w])(?:${pattern.replace(/^\^/, "").replace(/\$$/, "")})(?![\\w])`,
+      "gu",
+    );
+  } catch {
+    return null;
+  }
+  const found = [...text.matchAll(re)].map((m) => m[0]).filter((m) => m.trim().length > 0);
+  return found.at(-1) ?? null;
+}
+
+/**
+ * Objects from "label value" pairs: "flight number BC1234, date 2026-07-02", several of them
+ * joined with "and" or ";" for a list.
+ */
+function labelledObjects(schema: SchemaFragment, text: string): Reading {
+  const item = schema.type === "array" ? schema.items : schema;
+  const keys = Object.keys(item?.properties ?? {});
+  if (keys.length === 0) return null;
+  const labels = keys.map((k) => ({ key: k, label: snake(k).replace(/_/g, " ") }));
+  const pattern = new RegExp(
+    `\\b(${labels
+      .map((l) => regexLiteral(l.label))
+      .sort((a, b) => b.length - a.length)
+      .join("|")})\\s+`,
+    "gi",
+  );
+  const objects: Record<string, unknown>[] = [];
+  let current: Record<string, unknown> = {};
+  const hits = [...text.matchAll(pattern)];
+  hits.forEach((hit, n) => {
+    const label = (hit[1] as string).toLowerCase();
+    const key = labels.find((l) => l.label === label)?.key as string;
+    const end = hits[n + 1]?.index ?? text.length;
+    const raw = text
+      .slice(hit.index + hit[0].length, end)
+      .replace(/[,;.!?]?\s*(and\s*)?$/i, "")
+      .replace(/[.!?]+$/, "")
+      .trim();
+    if (key in current) {
+      objects.push(current);
+      current = {};
+    }
+    current[key] = coerce(item?.properties?.[key], raw);
+  });
+  if (Object.keys(current).length > 0) objects.push(current);
+  if (objects.length === 0) return null;
+  return { value: schema.type === "array" ? objects : objects[0] };
+}
+
+function coerce(schema: SchemaFragment | undefined, raw: string): unknown {
+  if (Array.isArray(schema?.enum)) {
+    const hit = schema.enum.find((v) => typeof v === "string" && enumWord(v).test(raw));
+    if (hit !== undefined) return hit;
+  }
+  if (schema?.format === "date") return /\d{4}-\d{2}-\d{2}/.exec(raw)?.[0] ?? raw;
+  if (schema?.type === "integer" || schema?.type === "number") {
+    const n = Number(raw.replace(/[^\d.-]/g, ""));
+    return Number.isFinite(n) ? n : raw;
+  }
+  if (schema?.type === "boolean") return /^(yes|true)/i.test(raw);
+  return raw;
+}
+
+/** The direction word just before an identifier: "from my account X" → from, "to X" → to. */
+function roleBefore(text: string, at: number): "from" | "to" | null {
+  const before = text.slice(Math.max(0, at - 30), at).toLowerCase();
+  const from = before.lastIndexOf("from ");
+  const to = Math.max(before.lastIndexOf("to "), before.lastIndexOf("into "));
+  if (from < 0 && to < 0) return null;
+  return from > to ? "from" : "to";
+}
+
+/** A free-text answer without its lead-in and closing punctuation: "Sure, it's 5 Quay Street." → "5 Quay Street". */
+export function bare(text: string): string {
+  return text
+    .trim()
+    .replace(
+      /^(hello!?\s*|hi!?\s*)?((sure|ok|okay|yes|yeah|right)[,!.]?\s*)?((it'?s|it is|that'?s|that is|mine is|the [\w ]{1,30}? is|my [\w ]{1,30}? is)\s+)?/i,
+      "",
+    )
+    .replace(/\s*(thank you\.?|thanks\.?)$/i, "")
+    .replace(/[.!?]+$/, "")
+    .trim();
+}
