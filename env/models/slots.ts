@@ -76,9 +76,7 @@ export function readValue(
   }
   const listed = schema.type === "array" ? schema.items?.enum : undefined;
   if (Array.isArray(listed)) {
-    const hits = listed.filter(
-      (v) => typeof v === "string" && enumWord(v).test(clean),
-    );
+    const hits = listed.filter((v) => typeof v === "string" && enumWord(v).test(clean));
     return hits.length > 0 ? { value: hits } : null;
   }
   if (Array.isArray(schema.enum)) {
