@@ -1,7 +1,6 @@
 import type { Rng } from "../rng.ts";
 import { type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
 import { fromPattern } from "./pattern.ts";
-import type { Place } from "./vocabulary.ts";
 import {
   CARRIERS,
   CITIES,
@@ -9,9 +8,12 @@ import {
   ISSUES,
   MERCHANTS,
   PAYEES,
+  PLACES,
+  type Place,
   PRODUCTS,
   REASONS,
   SCAN_PLACES,
+  STREETS,
   VARIANTS,
   WORDS,
 } from "./vocabulary.ts";
@@ -113,83 +115,119 @@ export function valueFor(
   return byType(type, s, ctx);
 }
 
+/** A value made for a field by its name: chosen once per field, then only drawn. */
+type NameRule = (ctx: ValueContext) => unknown;
+
+const rules = new Map<string, NameRule | null>();
+
+/**
+ * A plausible value for a field by its name (a phone, a date, an amount, a product…). Which kind
+ * of value a field gets depends only on its name, its schema's format and its entity, so the rule
+ * is worked out once and kept: a world of thousands of records reads no pattern twice.
+ */
 function byName(field: string, s: SchemaFragment, ctx: ValueContext): unknown {
-  const { rng } = ctx;
-  if (s.format === "email" || /(^|_)email(_address)?$/.test(field))
-    return ctx.owner?.email ?? personIdentity(rng, rng.int(90)).email;
-  if (/(^|_)(phone|mobile|phone_number|telephone)$/.test(field))
-    return ctx.owner?.phone ?? personIdentity(rng, 0).phone;
-  if (field === "name" && !ctx.isPerson) return labelFor(ctx);
-  if (/^(name|full_name|customer_name|holder_name|account_holder|user_name)$/.test(field)) {
-    return ctx.owner?.name ?? personIdentity(rng, 0).name;
+  const key = `${ctx.entity}\u0000${ctx.isPerson}\u0000${field}\u0000${s.format ?? ""}`;
+  let rule = rules.get(key);
+  if (rule === undefined) {
+    rule = nameRule(field, s.format, ctx.entity, ctx.isPerson) ?? null;
+    if (rules.size < 50_000) rules.set(key, rule);
   }
+  return rule === null ? undefined : rule(ctx);
+}
+
+function nameRule(
+  field: string,
+  format: string | undefined,
+  entity: string,
+  isPerson: boolean,
+): NameRule | undefined {
+  const someone = (rng: Rng) => personIdentity(rng, 0);
+  if (format === "email" || /(^|_)email(_address)?$/.test(field))
+    return (ctx) => ctx.owner?.email ?? personIdentity(ctx.rng, ctx.rng.int(90)).email;
+  if (/(^|_)(phone|mobile|phone_number|telephone)$/.test(field))
+    return (ctx) => ctx.owner?.phone ?? someone(ctx.rng).phone;
+  if (field === "name" && !isPerson) return labelFor;
+  if (/^(name|full_name|customer_name|holder_name|account_holder|user_name)$/.test(field))
+    return (ctx) => ctx.owner?.name ?? someone(ctx.rng).name;
   if (/^(address_?line_?2|address2|apartment|unit|suite)$/.test(field))
-    return `${rng.pick(["Apt", "Unit", "Suite"])} ${1 + rng.int(40)}`;
+    return ({ rng }) => `${rng.pick(["Apt", "Unit", "Suite"])} ${1 + rng.int(40)}`;
   if (/^(state|province|region|county|state_code)$/.test(field))
-    return ctx.owner?.state ?? personIdentity(rng, 0).state;
-  if (/(^|_)(pin|passcode|pin_code|transfer_pin)$/.test(field)) return digits(rng, 4 + rng.int(3));
-  if (/^sort_code$/.test(field)) return `${digits(rng, 2)}-${digits(rng, 2)}-${digits(rng, 2)}`;
-  if (/(^|_)(account_number|bank_account_number|iban)$/.test(field)) return digits(rng, 8);
-  if (/(^|_)(imei)$/.test(field)) return digits(rng, 15);
+    return (ctx) => ctx.owner?.state ?? someone(ctx.rng).state;
+  if (/(^|_)(pin|passcode|pin_code|transfer_pin)$/.test(field))
+    return ({ rng }) => digits(rng, 4 + rng.int(3));
+  if (/^sort_code$/.test(field))
+    return ({ rng }) => `${digits(rng, 2)}-${digits(rng, 2)}-${digits(rng, 2)}`;
+  if (/(^|_)(account_number|bank_account_number|iban)$/.test(field))
+    return ({ rng }) => digits(rng, 8);
+  if (/(^|_)(imei)$/.test(field)) return ({ rng }) => digits(rng, 15);
   if (
     /(^|_)(carrier|provider|company|insurer|bank|pharmacy|employer|merchant|vendor|supplier|clinic|hospital|practice|airline|hotel|store|shop)(_name)?$/.test(
       field,
     )
   )
-    return organisation(field, rng);
+    return ({ rng }) => organisation(field, rng);
   if (/^(name_on_\w+|\w*holder_name|contact_name|driver_name|passenger_name)$/.test(field))
-    return ctx.owner?.name ?? personIdentity(rng, 0).name;
+    return (ctx) => ctx.owner?.name ?? someone(ctx.rng).name;
   if (/^(assignee|assigned_to|agent|technician|handler|rep|owner_name|manager)$/.test(field))
-    return personIdentity(rng, 0).name;
-  if (/^(subject|issue|problem|title)$/.test(field) && !/item|product/.test(ctx.entity))
-    return rng.pick(ISSUES);
-  if (field === "first_name") return (ctx.owner?.name ?? personIdentity(rng, 0).name).split(" ")[0];
+    return ({ rng }) => someone(rng).name;
+  if (/^(subject|issue|problem|title)$/.test(field) && !/item|product/.test(entity))
+    return ({ rng }) => rng.pick(ISSUES);
+  if (field === "first_name")
+    return (ctx) => (ctx.owner?.name ?? someone(ctx.rng).name).split(" ")[0];
   if (field === "last_name")
-    return (ctx.owner?.name ?? personIdentity(rng, 0).name).split(" ").slice(1).join(" ");
+    return (ctx) => (ctx.owner?.name ?? someone(ctx.rng).name).split(" ").slice(1).join(" ");
   if (/address$/.test(field) && !/email|(^|_)ip(_|$)/.test(field))
-    return ctx.owner?.address ?? address(rng);
-  if (field === "city") return rng.pick(CITIES)[0];
-  if (/(^|_)(zip|postcode|postal_code|zip_code)$/.test(field)) return rng.pick(CITIES)[1];
-  if (field === "country") return rng.pick(["US", "GB", "CA", "FR", "AU", "IE"]);
-  if (field === "currency") return ctx.currency;
+    return (ctx) => ctx.owner?.address ?? address(ctx.rng);
+  if (field === "city") return ({ rng }) => rng.pick(CITIES)[0];
+  if (/(^|_)(zip|postcode|postal_code|zip_code)$/.test(field))
+    return ({ rng }) => rng.pick(CITIES)[1];
+  if (field === "country") return ({ rng }) => rng.pick(["US", "GB", "CA", "FR", "AU", "IE"]);
+  if (field === "currency") return (ctx) => ctx.currency;
   if (/^(dob|date_of_birth|birth_?date|birthday)$/.test(field))
-    return personIdentity(rng, rng.int(90)).date_of_birth;
-  if (s.format === "date" || /(_date|_on)$|^(date|due|expires|expiry)$/.test(field)) {
-    return isoDate(rng, FUTURE.test(field) ? 1 : -1);
+    return ({ rng }) => personIdentity(rng, rng.int(90)).date_of_birth;
+  if (format === "date" || /(_date|_on)$|^(date|due|expires|expiry)$/.test(field)) {
+    const ahead = FUTURE.test(field) ? 1 : -1;
+    return ({ rng }) => isoDate(rng, ahead);
   }
-  if (s.format === "date-time" || /(_at|_time|timestamp)$|^(created|updated|time)$/.test(field)) {
-    return new Date(WORLD_TODAY - rng.int(90) * DAY - rng.int(DAY))
-      .toISOString()
-      .replace(/\.\d{3}Z$/, "Z");
-  }
+  if (format === "date-time" || /(_at|_time|timestamp)$|^(created|updated|time)$/.test(field))
+    return ({ rng }) =>
+      new Date(WORLD_TODAY - rng.int(90) * DAY - rng.int(DAY))
+        .toISOString()
+        .replace(/\.\d{3}Z$/, "Z");
   if (/^(balance|current|available|current_balance|available_balance|credit_limit)$/.test(field))
-    return money(rng, 150, 9000);
+    return ({ rng }) => money(rng, 150, 9000);
   if (/(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid)/.test(field))
-    return money(rng, 8, 450);
-  if (/^(quantity|qty|count|number_of_items|units)$/.test(field)) return 1 + rng.int(4);
-  if (field === "carrier") return rng.pick(CARRIERS);
-  if (/tracking(_number|_id|_code)?$/.test(field)) return `1Z${alphanumeric(rng, 16)}`;
+    return ({ rng }) => money(rng, 8, 450);
+  if (/^(quantity|qty|count|number_of_items|units)$/.test(field))
+    return ({ rng }) => 1 + rng.int(4);
+  if (field === "carrier") return ({ rng }) => rng.pick(CARRIERS);
+  if (/tracking(_number|_id|_code)?$/.test(field)) return ({ rng }) => `1Z${alphanumeric(rng, 16)}`;
   if (/(last_scan|location|last_location|scan)/.test(field))
-    return `${rng.pick(SCAN_PLACES)}, ${isoDate(rng, -1)}`;
-  if (/^(eta|estimated_delivery|delivery_estimate)$/.test(field)) return isoDate(rng, 1);
-  if (/(product|item_name|^item$|^title$)/.test(field)) return rng.pick(PRODUCTS);
-  if (/(variant|size|colou?r)/.test(field)) return rng.pick(VARIANTS);
-  if (/reason/.test(field)) return rng.pick(REASONS);
-  if (/^(payee|payee_name|biller|vendor)$/.test(field)) return rng.pick(PAYEES);
-  if (/(merchant|counterparty)/.test(field)) return rng.pick(MERCHANTS);
+    return ({ rng }) => `${rng.pick(SCAN_PLACES)}, ${isoDate(rng, -1)}`;
+  if (/^(eta|estimated_delivery|delivery_estimate)$/.test(field))
+    return ({ rng }) => isoDate(rng, 1);
+  if (/(product|item_name|^item$|^title$)/.test(field)) return ({ rng }) => rng.pick(PRODUCTS);
+  if (/(variant|size|colou?r)/.test(field)) return ({ rng }) => rng.pick(VARIANTS);
+  if (/reason/.test(field)) return ({ rng }) => rng.pick(REASONS);
+  if (/^(payee|payee_name|biller|vendor)$/.test(field)) return ({ rng }) => rng.pick(PAYEES);
+  if (/(merchant|counterparty)/.test(field)) return ({ rng }) => rng.pick(MERCHANTS);
   if (/(description|memo|narrative|details)/.test(field)) {
-    if (/transaction|payment|charge|transfer/.test(ctx.entity)) return rng.pick(MERCHANTS);
-    if (/ticket|issue|case|incident|request/.test(ctx.entity))
-      return `${rng.pick(ISSUES)} since ${isoDate(rng, -1)}`;
-    return `${labelFor(ctx)}, ${rng.pick(["standard terms", "renewed yearly", "added by the customer", "opened online"])}`;
+    if (/transaction|payment|charge|transfer/.test(entity)) return ({ rng }) => rng.pick(MERCHANTS);
+    if (/ticket|issue|case|incident|request/.test(entity))
+      return ({ rng }) => `${rng.pick(ISSUES)} since ${isoDate(rng, -1)}`;
+    return (ctx) =>
+      `${labelFor(ctx)}, ${ctx.rng.pick(["standard terms", "renewed yearly", "added by the customer", "opened online"])}`;
   }
   if (/^(note|notes|comment|summary|message)$/.test(field))
-    return `${rng.pick(["re:", "about", "for"])} ${rng.pick(PRODUCTS)}`;
-  if (/^(type|kind|category|account_type|card_type)$/.test(field)) return categoryFor(ctx);
-  if (/(last4|last_four|last_4)/.test(field)) return String(rng.int(10_000)).padStart(4, "0");
-  if (/^(is_|has_|can_)/.test(field)) return rng.chance(0.5);
-  if (/(^id$|_id$)/.test(field))
-    return `${field.replace(/_id$/, "").slice(0, 3).toUpperCase() || "ID"}-${digits(rng, 6)}`;
+    return ({ rng }) => `${rng.pick(["re:", "about", "for"])} ${rng.pick(PRODUCTS)}`;
+  if (/^(type|kind|category|account_type|card_type)$/.test(field)) return categoryFor;
+  if (/(last4|last_four|last_4)/.test(field))
+    return ({ rng }) => String(rng.int(10_000)).padStart(4, "0");
+  if (/^(is_|has_|can_)/.test(field)) return ({ rng }) => rng.chance(0.5);
+  if (/(^id$|_id$)/.test(field)) {
+    const prefix = field.replace(/_id$/, "").slice(0, 3).toUpperCase() || "ID";
+    return ({ rng }) => `${prefix}-${digits(rng, 6)}`;
+  }
   return undefined;
 }
 
@@ -213,28 +251,43 @@ const ORDERED: [RegExp, string][] = [
  * update after the creation. Dates are swapped, never invented, so values stay those generated.
  */
 export function datesInOrder(record: Record<string, unknown>): void {
-  for (const first of Object.keys(record)) {
-    for (const [pattern, opposite] of ORDERED) {
-      const match = pattern.exec(first);
-      if (!match) continue;
-      const second = first.replace(pattern, (m) =>
-        m.replace(/from|start|check_?in|departure|valid_from|move_in|created/, opposite),
-      );
-      const [a, b] = [record[first], record[second]];
-      if (
-        typeof a === "string" &&
-        typeof b === "string" &&
-        /^\d{4}-\d{2}-\d{2}/.test(a) &&
-        /^\d{4}-\d{2}-\d{2}/.test(b) &&
-        b < a
-      ) {
-        record[first] = b;
-        record[second] = a;
-      }
+  for (const [first, second] of orderedPairs(Object.keys(record))) {
+    const [a, b] = [record[first], record[second]];
+    if (
+      typeof a === "string" &&
+      typeof b === "string" &&
+      /^\d{4}-\d{2}-\d{2}/.test(a) &&
+      /^\d{4}-\d{2}-\d{2}/.test(b) &&
+      b < a
+    ) {
+      record[first] = b;
+      record[second] = a;
     }
   }
 }
 
+const pairsByFields = new Map<string, [string, string][]>();
+
+/** The pairs of a record's fields that must be in order, worked out once per set of field names. */
+function orderedPairs(fields: string[]): [string, string][] {
+  const key = fields.join("\u0000");
+  let pairs = pairsByFields.get(key);
+  if (pairs) return pairs;
+  pairs = [];
+  const present = new Set(fields);
+  for (const first of fields) {
+    for (const [pattern, opposite] of ORDERED) {
+      if (!pattern.test(first)) continue;
+      const second = first.replace(pattern, (m) =>
+        m.replace(/from|start|check_?in|departure|valid_from|move_in|created/, opposite),
+      );
+      if (second !== first && present.has(second)) pairs.push([first, second]);
+    }
+  }
+  // Field names come from specs: a bounded cache, as there are only so many shapes.
+  if (pairsByFields.size < 10_000) pairsByFields.set(key, pairs);
+  return pairs;
+}
 /** A random version-4 UUID. */
 export function uuid(rng: Rng): string {
   const hex = (n: number) =>
@@ -365,7 +418,8 @@ function categoryFor(ctx: ValueContext): string {
 }
 
 function address(rng: Rng): string {
-  return personIdentity(rng, 0).address;
+  const place = rng.pick(PLACES);
+  return `${1 + rng.int(240)} ${rng.pick(STREETS)}, ${place.city} ${place.zip}`;
 }
 
 function isoDate(rng: Rng, direction: 1 | -1): string {
