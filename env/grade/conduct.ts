@@ -3,7 +3,7 @@ import type { Agent } from "../agent.ts";
 import { WorldModel } from "../world/model.ts";
 import { claimsAnything, claimsIn } from "./claims.ts";
 import { around, excerpt, FindingList } from "./evidence.ts";
-import { IdentifierReader } from "./identifiers.ts";
+import { IdentifierReader, SaidSoFar } from "./identifiers.ts";
 
 /** Whether a tool answer reports a failure: an error, or a body that does not parse. */
 export function failedAnswer(content: string): boolean {
@@ -29,7 +29,7 @@ export function conductChecks(
   row: Pick<Row, "messages" | "episode">,
 ): ConductFinding[] {
   const model = WorldModel.of(agent);
-  const ids = new IdentifierReader(agent);
+  const ids = IdentifierReader.of(agent);
   const writeVerbs = [
     ...new Set(
       [...model.tools.values()]
@@ -38,7 +38,7 @@ export function conductChecks(
     ),
   ];
   const findings = new FindingList<ConductFinding>();
-  const seen = new Set<string>();
+  const said = new SaidSoFar();
   // An unsourced identifier is reported where it first appears, not every time it is repeated.
   const flagged = new Set<string>();
   const start = 1 + row.episode.history_turns;
@@ -48,17 +48,16 @@ export function conductChecks(
   let anySuccess = false;
   /** The answers since the agent's last message: which verbs failed, which succeeded. */
   let batch = { failed: new Set<string>(), ok: new Set<string>(), any: false };
-  const unsourced = (value: string) =>
-    !seen.has(value.toLowerCase()) && !flagged.has(value.toLowerCase());
+  const unsourced = (value: string) => !flagged.has(value.toLowerCase()) && !said.has(value);
 
   row.messages.forEach((message: ChatMessage, i) => {
     if (message.role === "system") return;
     if (message.role === "user") {
-      for (const id of ids.read(message.content)) seen.add(id.toLowerCase());
+      said.add(message.content);
       return;
     }
     if (message.role === "tool") {
-      for (const id of ids.read(message.content)) seen.add(id.toLowerCase());
+      said.add(message.content);
       const tool = model.tools.get(calls.get(message.tool_call_id) ?? message.name);
       const verb = tool?.verb ?? message.name;
       batch.any = true;

@@ -4,7 +4,7 @@ import { awaitsGoAhead } from "../people/phrases.ts";
 import { WorldModel } from "../world/model.ts";
 import { failedAnswer } from "./conduct.ts";
 import { around, excerpt, FindingList } from "./evidence.ts";
-import { IdentifierReader } from "./identifiers.ts";
+import { IdentifierReader, SaidSoFar } from "./identifiers.ts";
 
 /** Speaking as the assistant or about the simulation. */
 const OUT_OF_CHARACTER = new RegExp(
@@ -28,25 +28,23 @@ export function simulatorChecks(
   agent: Agent,
   row: Pick<Row, "messages" | "episode" | "persona">,
 ): SimFinding[] {
-  const ids = new IdentifierReader(agent);
+  const ids = IdentifierReader.of(agent);
   const findings = new FindingList<SimFinding>();
   // People and agents change the case of emails and ids ("w1234567"); that is the same detail.
   const known = new Set(
     [...row.persona.holds, ...row.persona.misstated].map((v) => v.toLowerCase()),
   );
+  const told = new SaidSoFar();
   row.messages.forEach((message, i) => {
     if (message.role === "tool" || message.role === "assistant") {
-      for (const id of ids.read(
-        message.role === "tool"
-          ? message.content
-          : `${message.content ?? ""} ${(message.tool_calls ?? []).map((c) => c.function.arguments).join(" ")}`,
-      ))
-        known.add(id.toLowerCase());
+      told.add(message.content ?? "");
+      for (const call of message.role === "assistant" ? (message.tool_calls ?? []) : [])
+        told.add(call.function.arguments);
       return;
     }
     if (message.role !== "user") return;
     for (const { value: id, at } of ids.locate(message.content)) {
-      if (!known.has(id.toLowerCase()))
+      if (!known.has(id.toLowerCase()) && !told.has(id))
         findings.push("stated_unheld_details", () => ({
           check: "stated_unheld_details",
           detail: `the person stated ${id}, which they do not hold and nobody told them`,

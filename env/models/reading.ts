@@ -50,7 +50,7 @@ function wordsOf(model: WorldModel): IntentWords[] {
       return {
         tool,
         name: phrasePattern(w.names) as RegExp,
-        actions: phrasePattern(w.actions) as RegExp,
+        actions: new RegExp((phrasePattern(w.actions) as RegExp).source, "gi"),
         rest: snake(tool.tool.name)
           .split("_")
           .filter((x) => x.length > 2 && x !== w.verb && !/^(the|and|for|by|with|from)$/.test(x))
@@ -75,18 +75,37 @@ export function intentOf(model: WorldModel, text: string): ToolModel | null {
 }
 
 /** How strongly a message asks for each tool, strongest first (those it does not ask for left out). */
-export function intentScores(
-  model: WorldModel,
-  text: string,
-): { tool: ToolModel; score: number }[] {
+export function intentScores(model: WorldModel, text: string): readonly IntentScore[] {
+  let read = scored.get(model);
+  if (!read) {
+    read = new Map();
+    scored.set(model, read);
+  }
+  const known = read.get(text);
+  if (known) return known;
+  const scores = scoreIntents(model, text);
+  if (read.size >= REMEMBERED) read.clear();
+  read.set(text, scores);
+  return scores;
+}
+
+/** A tool a message asks for and how strongly. */
+export interface IntentScore {
+  tool: ToolModel;
+  score: number;
+}
+
+/** Messages remembered per spec: the agent reads a message more than once in a turn. */
+const REMEMBERED = 2_048;
+const scored = new WeakMap<WorldModel, Map<string, readonly IntentScore[]>>();
+
+function scoreIntents(model: WorldModel, text: string): IntentScore[] {
   const words = untypo(text.toLowerCase().replace(QUOTED, " "), model);
   const scores: { tool: ToolModel; score: number }[] = [];
   for (const w of wordsOf(model)) {
     let score = 0;
     // "noise-cancelling headphones" names a product, not a request to cancel.
-    const found = [...words.matchAll(new RegExp(w.actions.source, "gi"))].find(
-      (m) => words[(m.index ?? 0) - 1] !== "-",
-    );
+    const found = [...words.matchAll(w.actions)].find((m) => words[(m.index ?? 0) - 1] !== "-");
     if (w.tool.kind === "handoff") {
       score = wantsHuman(words) ? 4 : 0;
     } else {

@@ -487,7 +487,7 @@ function garble(id: string, rng: Rng): string {
 export const offlineUser: UserSimulator = {
   name: "offline",
   start(setup) {
-    const reader = new IdentifierReader(setup.agent);
+    const reader = IdentifierReader.of(setup.agent);
     const user = new OfflineUser(
       setup.persona,
       rolloutSeed(setup.situation, setup.rollout),

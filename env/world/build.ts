@@ -140,9 +140,7 @@ class RecordMaker {
   /** A record of an entity with a fresh id, its links, generated fields and a usable status. */
   make(entity: EntityModel, identity: Identity | undefined, links: WorldRecord): WorldRecord {
     const record: WorldRecord = { [entity.idField]: this.freshId(entity), ...links };
-    const childField = [...this.model.entities.values()].find(
-      (c) => c.parent?.entity === entity.name,
-    )?.collection;
+    const childField = this.#childField(entity);
     const ctx = {
       rng: this.rng,
       entity: entity.name,
@@ -162,6 +160,18 @@ class RecordMaker {
     if (!entity.isPerson) record.status = this.rng.pick(entity.statuses.usable);
     datesInOrder(record);
     return record;
+  }
+
+  readonly #childFields = new Map<string, string | undefined>();
+
+  /** The field of an entity's records that lists its children (an order's items), if it has children. */
+  #childField(entity: EntityModel): string | undefined {
+    if (!this.#childFields.has(entity.name))
+      this.#childFields.set(
+        entity.name,
+        [...this.model.entities.values()].find((c) => c.parent?.entity === entity.name)?.collection,
+      );
+    return this.#childFields.get(entity.name);
   }
 
   add(entity: EntityModel, record: WorldRecord): void {

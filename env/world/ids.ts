@@ -152,7 +152,7 @@ function widen(example: string): string {
 /** Matches of a shape that are long enough and not the digits of an amount or a decimal. */
 function finder(match: RegExp, minLength = 0): (text: string) => IdMatch[] {
   return (text) =>
-    [...text.matchAll(new RegExp(match.source, match.flags))]
+    [...text.matchAll(match)]
       .filter((m) => {
         const at = m.index;
         const before = text.slice(Math.max(0, at - 2), at);

@@ -267,11 +267,20 @@ const EXAMPLE =
 
 /** snake_case of a parameter name: `orderId` → `order_id`. */
 export function snake(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .replace(/-/g, "_")
-    .toLowerCase();
+  let snaked = SNAKED.get(name);
+  if (snaked === undefined) {
+    snaked = name
+      .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+      .replace(/-/g, "_")
+      .toLowerCase();
+    // Names come from specs and answers: a bounded memo, as the same few names are read again and again.
+    if (SNAKED.size >= 10_000) SNAKED.clear();
+    SNAKED.set(name, snaked);
+  }
+  return snaked;
 }
+
+const SNAKED = new Map<string, string>();
 
 /** How a tool's name reads: its verb, the nouns it acts on, and the keys it looks up by ("find_user_by_email"). */
 interface NameReading {
@@ -720,12 +729,12 @@ export class WorldModel {
     const used = (entity: EntityModel) =>
       [...this.tools.values()].some(
         (t) =>
-          (t.entity === entity.name && t.kind !== "create") ||
+          (t.entity === entity.name && !["create", "handoff", "utility"].includes(t.kind)) ||
           t.refs.some((r) => r.entity === entity.name) ||
           t.nested.some((r) => r.entity === entity.name),
       );
     for (const entity of this.entities.values()) {
-      // Records only a create makes (transfers, payments) start empty; anything read, listed, changed or named by id is seeded.
+      // Records only a create or a hand-off makes (transfers, payments, hand-offs) start empty; anything read, listed, changed or named by id is seeded.
       if (!used(entity)) entity.seeded = false;
       entity.catalog = !entity.isPerson && entity.parent === null && this.#isCatalog(entity);
     }
