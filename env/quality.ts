@@ -1,6 +1,7 @@
 import type { ChatMessage, Quality, QualityFigure, Row } from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
 import { needsConfirmation } from "./models/reading.ts";
+import { DETAIL_PARAM } from "./models/slots.ts";
 import { awaitsGoAhead } from "./people/phrases.ts";
 import { snake, type ToolModel, WorldModel } from "./world/model.ts";
 
@@ -26,9 +27,6 @@ const NOT_REACHED = new Set([
   "conversation_handed_off",
 ]);
 
-/** Parameters that hold a detail to look something up by, never prose. */
-const DETAIL_PARAM =
-  /(^|_)(id|ids|number|code|email|phone|mobile|zip|zipcode|postcode|postal_code|name|first_name|last_name|dob|birth|date_of_birth|pin|last4|last_four|sku|iban|plate|username|handle)$/;
 /** Words that make a run of words a sentence rather than a name or a code. */
 const FUNCTION_WORDS = new Set([
   "i",

@@ -1,13 +1,14 @@
 import type { AssistantMessage, ChatMessage, SlipKind } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { AGENT_WRITTEN } from "../people/goal.ts";
+import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { identityKey } from "../world/identity.ts";
 import { type EntityModel, snake, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
 import { intentOf, intentScores, needsConfirmation, wantsHuman } from "./reading.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./roles.ts";
-import { fits, propertiesOf, readValue, spokenName } from "./slots.ts";
+import { DETAIL_PARAM, fits, propertiesOf, readValue, spokenName } from "./slots.ts";
 
 /** Share of episodes in which the offline agent makes one of its named slips. */
 export const DEFAULT_SLIP_RATE = 0.25;
@@ -141,16 +142,17 @@ class ScriptedSession implements AgentSession {
   /** Takes in what the person just said: the request, details, a yes or a no, a choice. */
   #absorb(text: string, conversation: readonly ChatMessage[]): AgentTurn | null {
     const pending = this.#pending;
-    if (wantsHuman(text) && this.#handoffTool() && this.#intent?.kind !== "handoff") {
-      this.#intent = this.#handoffTool() as ToolModel;
+    if (wantsHuman(text) && this.#handoffTool(text) && this.#intent?.kind !== "handoff") {
+      this.#intent = this.#handoffTool(text) as ToolModel;
       this.#pending = null;
       return null;
     }
     if (!this.#intent) {
+      // One message per line: a labelled value ends with its message.
       const said = conversation
         .filter((m) => m.role === "user")
         .map((m) => m.content)
-        .join(" ");
+        .join("\n");
       this.#intent = intentOf(this.#model, said);
       if (this.#intent) this.#learnFrom(said, false);
       return null;
@@ -317,7 +319,7 @@ class ScriptedSession implements AgentSession {
         const handoff = this.#handoffTool();
         if (handoff) {
           this.#intent = handoff;
-          return this.#call(handoff, "goal");
+          return this.#handOffTo(handoff, conversation);
         }
         this.#pending = { kind: "reported" };
         return this.#say(
@@ -432,6 +434,7 @@ class ScriptedSession implements AgentSession {
 
   /** The lookup to make before anything else, or the question that makes it possible; null when none is needed. */
   #lookupNeeded(tool: ToolModel): AgentTurn | null {
+    if (registers(tool)) return null;
     if (this.#identified === "yes") return this.#verification(tool);
     if (this.#identified !== null) return null;
     const lookups = this.#lookups().filter((l) => l !== tool);
@@ -957,10 +960,47 @@ class ScriptedSession implements AgentSession {
    */
   #handOffTo(tool: ToolModel, conversation: readonly ChatMessage[]): AgentTurn {
     this.#chooseEnums(tool, conversation);
+    this.#writeForColleague(tool, conversation);
     const missing = this.#missing(tool);
     if (missing.length > 0 && missing.every((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
       return this.#ask(tool, missing);
+    if (missing.length > 0) {
+      this.#pending = { kind: "reported" };
+      return this.#say(
+        `I'm sorry, I can't pass this on without your ${missing.map(spokenName).join(" and ")}. Is there anything else I can help with?`,
+      );
+    }
     return this.#call(tool, "goal");
+  }
+
+  /**
+   * A hand-off's free-text fields (the question, the reason) are the agent's to write: what the
+   * person asked, in their words. Identifiers, choices and shaped values stay the person's to give.
+   */
+  #writeForColleague(tool: ToolModel, conversation: readonly ChatMessage[]): void {
+    const asked = conversation
+      .filter((m) => m.role === "user")
+      .map((m) => m.content.trim())
+      .filter((text) => text !== "" && !wantsHuman(text))
+      .at(0);
+    for (const param of tool.tool.parameters.required ?? []) {
+      const schema = propertiesOf(tool)[param];
+      if (this.#args.has(param) || tool.idEntities.has(param) || !schema) continue;
+      const free =
+        !DETAIL_PARAM.test(snake(param)) &&
+        identityKey(snake(param)) === null &&
+        schema.type === "string" &&
+        schema.enum === undefined &&
+        schema.pattern === undefined &&
+        schema.format === undefined;
+      if (free)
+        this.#args.set(
+          param,
+          asked
+            ? `The customer said: "${asked.slice(0, 300)}"`
+            : "The customer asked to speak with someone.",
+        );
+    }
   }
 
   /** Fills a tool's required choices (enums) the person would not name, by the words of the conversation. */
@@ -1007,8 +1047,22 @@ class ScriptedSession implements AgentSession {
     };
   }
 
-  #handoffTool(): ToolModel | undefined {
-    return [...this.#model.tools.values()].find((t) => t.kind === "handoff");
+  /**
+   * The hand-off tool for what the person said: the one whose own words they used ("a
+   * pharmacist"), else the one that passes people to people in general, else the first.
+   */
+  #handoffTool(text = ""): ToolModel | undefined {
+    const handoffs = [...this.#model.tools.values()].filter((t) => t.kind === "handoff");
+    if (handoffs.length <= 1) return handoffs[0];
+    const said = text.toLowerCase();
+    const scored = handoffs.map((tool) => {
+      const named = toolWords(tool.tool).nouns.filter(
+        (n) => n.length > 3 && new RegExp(`\\b${n}\\b`).test(said),
+      ).length;
+      const general = GENERAL_HANDOFF.test(`${tool.tool.name} ${tool.tool.description}`) ? 1 : 0;
+      return { tool, score: named * 2 + general };
+    });
+    return scored.reduce((best, next) => (next.score > best.score ? next : best)).tool;
   }
 
   /** Required arguments not yet known, or known in a form the schema refuses (those the agent writes itself excepted). */
@@ -1183,4 +1237,22 @@ function summary(body: Record<string, unknown>): string {
         `${k.replace(/_/g, " ")} ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : String(v)}`,
     )
     .join(", ");
+}
+
+/** Words of a hand-off to people in general, not to one specialist. */
+const GENERAL_HANDOFF =
+  /\b(human|person|people|agents?|representative|staff|team|colleague|customer care|support)\b/i;
+
+/**
+ * A tool that makes someone a customer (a sign-up, a move-in) takes their name and other details
+ * and no record of theirs: there is nobody to look up yet.
+ */
+function registers(tool: ToolModel): boolean {
+  if (tool.kind !== "create" || tool.refs.some((r) => r.by === "id")) return false;
+  const details = (tool.tool.parameters.required ?? []).filter((p) =>
+    ["name", "first_name", "last_name", "email", "phone", "date_of_birth"].includes(
+      identityKey(snake(p)) ?? "",
+    ),
+  );
+  return details.length >= 2;
 }

@@ -95,6 +95,9 @@ export interface IntentScore {
   score: number;
 }
 
+/** A possessive, which makes what follows it a thing someone holds ("my quote"). */
+const POSSESSIVE_BEFORE = /\b(my|your|our|their|his|her|its)\s+$/;
+
 /** Messages remembered per spec: the agent reads a message more than once in a turn. */
 const REMEMBERED = 2_048;
 const scored = new WeakMap<WorldModel, Map<string, readonly IntentScore[]>>();
@@ -105,9 +108,15 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
   for (const w of wordsOf(model)) {
     let score = 0;
     // "noise-cancelling headphones" names a product, not a request to cancel.
-    const found = [...words.matchAll(w.actions)].find((m) => words[(m.index ?? 0) - 1] !== "-");
+    // "my quote" names a thing the person holds, not the action of quoting ("a refund" is still asked for).
+    const found = [...words.matchAll(w.actions)].find(
+      (m) =>
+        words[m.index - 1] !== "-" &&
+        !POSSESSIVE_BEFORE.test(words.slice(Math.max(0, m.index - 8), m.index)),
+    );
     if (w.tool.kind === "handoff") {
-      score = wantsHuman(words) ? 4 : 0;
+      // Asked for "a pharmacist", the hand-off to pharmacists beats the one to the general desk.
+      score = wantsHuman(words) ? 4 + w.rest.filter((part) => part.test(words)).length : 0;
     } else {
       if (w.name.test(words)) score += 5;
       const action = found?.[0];
@@ -116,7 +125,13 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
       // The tool's own verb outweighs a synonym another tool shares ("submit" a claim vs create one).
       if (action && inflections(w.tool.verb).includes(action)) score++;
       // A request that names the record a tool acts on (its id) is for that tool.
-      if (w.tool.idParam && readValue(model, w.tool, w.tool.idParam, text, false)) score++;
+      // A list read by the record it belongs to (a reservation's invoices) is named by that record's id.
+      const named = w.tool.idParam
+        ? [w.tool.idParam]
+        : w.tool.kind === "read_many"
+          ? w.tool.refs.filter((r) => r.by === "id" && !r.many).map((r) => r.param)
+          : [];
+      if (named.some((param) => readValue(model, w.tool, param, text, false))) score++;
       // "check my bill": the thing right after the action is what it is about.
       if (found) {
         const after = words

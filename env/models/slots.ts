@@ -19,6 +19,10 @@ const NO = /^\W*(no|nope|nah|not|false|don'?t)\b/i;
 const SENTENCE_WORDS =
   /\b(i|i'm|i've|my|me|you|your|can|could|would|please|want|need|so|is|are|it's|that's|what|why|how|the)\b/i;
 
+/** Parameters that hold a detail to look something up by, never prose. */
+export const DETAIL_PARAM =
+  /(^|_)(id|ids|number|code|email|phone|mobile|zip|zipcode|postcode|postal_code|name|first_name|last_name|dob|birth|date_of_birth|pin|last4|last_four|sku|iban|plate|username|handle)$/;
+
 /** The parameters of a tool, by name, with their schemas. */
 export function propertiesOf(tool: ToolModel): Record<string, SchemaFragment> {
   return (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
@@ -88,9 +92,11 @@ export function readValue(
       return flag(clean, asked);
     return null;
   }
-  if (identity === "phone") {
+  if (identity === "phone" || /(^|_)(phone|mobile|telephone)(_number)?$/.test(key)) {
     // A phone has ten digits or more, or a leading +; a date or an order number is not one.
+    // "the pharmacy phone +1 …" is someone else's number, unless the parameter is that one.
     const phone = [...clean.matchAll(PHONE)]
+      .filter((m) => !otherOwnersLabel(clean.slice(Math.max(0, m.index - 40), m.index), key))
       .map((m) => m[0].trim())
       .filter((m) => !/^\d{4}-\d{2}-\d{2}$/.test(m))
       .filter(
@@ -125,9 +131,11 @@ export function readValue(
   if (schema.type === "number" || schema.type === "integer") {
     // Unasked, only the call's amount is read from a money figure; any other number needs asking.
     if (!asked && param !== tool.amountParam) return null;
-    const money = [...clean.matchAll(MONEY)].at(-1)?.[1];
-    const plain = asked ? /^[^\d-]*?(-?\d+(?:\.\d+)?)\b/.exec(bare(clean))?.[1] : undefined;
-    const found = money ?? plain;
+    // Asked, the answer's first number is the value; unasked, only a money figure is an amount.
+    const plain = asked
+      ? /^[^\d-]*?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)\b/.exec(bare(clean))?.[1]
+      : undefined;
+    const found = plain ?? [...clean.matchAll(MONEY)].at(-1)?.[1];
     if (found === undefined) return null;
     const n = Number(found.replace(/,/g, ""));
     return Number.isFinite(n) ? { value: schema.type === "integer" ? Math.round(n) : n } : null;
@@ -169,7 +177,8 @@ export function readValue(
   )
     return null;
   // A name, a code or a detail is a few words, never a sentence.
-  const detail = identity !== null || /(^|_)(name|code|number|no|pin|ref|reference)$/.test(key);
+  const detail =
+    identity !== null || DETAIL_PARAM.test(key) || /(^|_)(no|ref|reference)$/.test(key);
   if (detail && (answer.split(/\s+/).length > 5 || SENTENCE_WORDS.test(answer))) return null;
   if (answer.length > (schema.maxLength ?? 500)) return null;
   return { value: answer };
@@ -219,7 +228,12 @@ function labelledValue(param: string, text: string): string | null {
     `${guard}\\b(?:${labels.join("|")})\\b[:\\s]+([^,;\\n]{1,200})`,
     "i",
   ).exec(text);
-  return match ? (match[1] as string).replace(/\.$/, "").trim() : null;
+  if (!match) return null;
+  // The value ends at the next detail ("… with medications …") or the end of its sentence.
+  const value = (match[1] as string).split(
+    /\s+with\s+|[.!?](?:\s|$)|\s+and\s+(?:thank|thanks)\b/i,
+  )[0];
+  return (value as string).replace(/\.$/, "").trim();
 }
 
 /** Whether a value the agent is about to send fits a parameter the way a careful agent checks it. */
@@ -254,8 +268,9 @@ function typed(entity: EntityModel, id: string): unknown {
 
 function flag(text: string, asked: boolean): Reading {
   if (!asked) return null;
-  if (YES.test(text)) return { value: true };
-  if (NO.test(text)) return { value: false };
+  const answer = bare(text);
+  if (YES.test(text) || YES.test(answer)) return { value: true };
+  if (NO.test(text) || NO.test(answer)) return { value: false };
   return null;
 }
 
@@ -306,8 +321,11 @@ function labelledObjects(schema: SchemaFragment, text: string): Reading {
     const label = (hit[1] as string).toLowerCase();
     const key = labels.find((l) => l.label === label)?.key as string;
     const end = hits[n + 1]?.index ?? text.length;
+    // A value ends where its sentence does, and a closing "and thank you" is not part of it.
     const raw = text
       .slice(hit.index + hit[0].length, end)
+      .replace(/[.!?](\s.*)?$/s, "")
+      .replace(/[,;]?\s*(and\s+)?(thank you|thanks)\b.*$/is, "")
       .replace(/[,;.!?]?\s*(and\s*)?$/i, "")
       .replace(/[.!?]+$/, "")
       .trim();
@@ -356,4 +374,39 @@ export function bare(text: string): string {
     .replace(/\s*(thank you\.?|thanks\.?)$/i, "")
     .replace(/[.!?]+$/, "")
     .trim();
+}
+
+/** Words that may stand before "phone" and still mean the person's own number. */
+const OWN_PHONE_WORDS = new Set([
+  "my",
+  "the",
+  "your",
+  "a",
+  "is",
+  "and",
+  "with",
+  "on",
+  "at",
+  "me",
+  "mobile",
+  "cell",
+  "home",
+  "contact",
+  "best",
+  "callback",
+  "phone",
+  "number",
+  "it's",
+  "its",
+  "same",
+]);
+
+/** Whether the words before a value label it as another owner's ("pharmacy phone", "doctor's number"). */
+function otherOwnersLabel(before: string, param: string): boolean {
+  const label = /\b([a-z']+)\s+(?:phone|mobile|telephone)(?:\s+number)?\s*(?:is\s+)?[:]?\s*$/i.exec(
+    before,
+  );
+  if (!label) return false;
+  const word = (label[1] as string).toLowerCase().replace(/'s$/, "");
+  return !OWN_PHONE_WORDS.has(word) && !param.split("_").includes(word);
 }

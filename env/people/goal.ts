@@ -1,6 +1,7 @@
 import type { Goal, PersonDetails, WorldRecord } from "../../spec/index.ts";
 import { lookup } from "../lookup.ts";
 import type { Rng } from "../rng.ts";
+import { isVerb } from "../tools.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
 import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
 import { snake } from "../world/model.ts";
@@ -92,7 +93,8 @@ export function goalOf(world: World, rng: Rng): Goal {
     } else if (tool.idEntities.has(param) || param === tool.limitParam) continue;
     else if (param === tool.amountParam)
       args[param] = withinBounds(amountFor(world, tool, subject, rng), schema);
-    else if (AGENT_WRITTEN.test(snake(param))) continue;
+    else if (AGENT_WRITTEN.test(snake(param)) || (tool.kind === "handoff" && isFreeText(schema)))
+      continue;
     else if (detail !== undefined && schema.type !== "array" && schema.type !== "object") {
       const key = identityKey(snake(param));
       const value = moving && key && ADDRESS_PARTS.has(key) ? moving[key] : detail;
@@ -317,7 +319,7 @@ export function openingRequest(world: World, goal: Goal): string {
 
 /** "cancel my order W1234567 because it arrived damaged", with every value kept verbatim. */
 function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, unknown>): string {
-  if (tool.kind === "handoff") return "talk to a human";
+  if (tool.kind === "handoff") return `talk to ${handoffTarget(tool)}`;
   const nouns = snake(tool.tool.name)
     .split("_")
     .filter((w) => w !== tool.verb)
@@ -403,4 +405,30 @@ export function argumentPhrase(param: string, value: unknown): string {
   if (/subject|title|issue/.test(key)) return `about "${v}"`;
   if (key === "date") return `on ${v}`;
   return `with ${key.replace(/_/g, " ")} ${v}`;
+}
+
+/** Text with no shape: a hand-off's question or reason, which the agent writes from what it heard. */
+function isFreeText(schema: SchemaFragment): boolean {
+  return (
+    schema.type === "string" &&
+    schema.enum === undefined &&
+    schema.pattern === undefined &&
+    schema.format === undefined
+  );
+}
+
+/** Who a hand-off passes the person to, as they would ask: "a pharmacist", else "a human". */
+function handoffTarget(tool: ToolModel): string {
+  const specialist = snake(tool.tool.name)
+    .split("_")
+    .find(
+      (w) =>
+        w.length > 3 &&
+        w !== tool.verb &&
+        !isVerb(w) &&
+        !/^(human|humans|person|people|agents?|someone|staff|team|support|care|customer|live|real|chat|call|conversation)$/.test(
+          w,
+        ),
+    );
+  return specialist ? `a ${specialist}` : "a human";
 }

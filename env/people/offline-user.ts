@@ -1,7 +1,9 @@
 import type { ChatMessage } from "../../spec/index.ts";
+import type { Agent } from "../agent.ts";
 import { IdentifierReader } from "../grade/identifiers.ts";
 import { lookup } from "../lookup.ts";
 import { rolloutSeed, type UserSimulator } from "../models/roles.ts";
+import { phrasePattern, toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { identityKey } from "../world/identity.ts";
 import { snake } from "../world/model.ts";
@@ -79,11 +81,19 @@ export class OfflineUser {
   readonly #sent = new Set<string>();
 
   /** Finds identifiers in text, as the person recognises an id when they see one. */
+  /** Words for what the person came about (the goal tool's nouns): a report must speak of them. */
+  readonly #about: RegExp | null;
   readonly #ids: (text: string) => string[];
 
-  constructor(persona: Persona, seed: number, ids: (text: string) => string[] = () => []) {
+  constructor(
+    persona: Persona,
+    seed: number,
+    ids: (text: string) => string[] = () => [],
+    about: RegExp | null = null,
+  ) {
     this.#persona = persona;
     this.#ids = ids;
+    this.#about = about;
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
     this.#behaviour = behaviourOf(persona.stance);
@@ -386,6 +396,12 @@ export class OfflineUser {
         `Thanks, but I still need you to ${this.#goal()}.`,
         `Okay, but that's not what I asked. I need to ${this.#goal()}.`,
       ]);
+    // A report about something else (the booking when they asked for its invoice) is not an answer.
+    if (this.#about && !this.#about.test(text))
+      return this.#impatient([
+        `That's not what I asked about, though. I need to ${this.#goal()}.`,
+        `Hmm, that isn't it. What I need is to ${this.#goal()}.`,
+      ]);
     const claim = Object.entries(p.details.claims)[0];
     if (claim && !this.#claimed) {
       this.#claimed = true;
@@ -492,7 +508,25 @@ export const offlineUser: UserSimulator = {
       setup.persona,
       rolloutSeed(setup.situation, setup.rollout),
       (text) => reader.read(text).filter((id) => !id.includes("@")),
+      goalNouns(setup.agent, setup.persona.goal.tool),
     );
     return { reply: async (conversation) => user.reply(conversation) };
   },
 };
+
+/** The nouns of the goal's tool ("invoice", "invoices"), as a pattern a report about it must match. */
+function goalNouns(agent: Agent, tool: string): RegExp | null {
+  let byTool = NOUNS.get(agent);
+  if (!byTool) {
+    byTool = new Map(
+      agent.tools.map((t) => [
+        t.name,
+        phrasePattern(toolWords(t).nouns.filter((n) => n.length > 2)),
+      ]),
+    );
+    NOUNS.set(agent, byTool);
+  }
+  return byTool.get(tool) ?? null;
+}
+
+const NOUNS = new WeakMap<Agent, Map<string, RegExp | null>>();

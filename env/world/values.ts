@@ -224,6 +224,33 @@ function nameRule(
   if (/(last4|last_four|last_4)/.test(field))
     return ({ rng }) => String(rng.int(10_000)).padStart(4, "0");
   if (/^(is_|has_|can_)/.test(field)) return ({ rng }) => rng.chance(0.5);
+  // Parts of a date of birth ("the month and day of birth") are the owner's, never invented.
+  // A bare "month" or "day" on a person's record is of their birth; elsewhere it is a billing month.
+  const birthPart =
+    /^(birth_?month|month_of_birth)$/.test(field) || (isPerson && field === "month")
+      ? "month"
+      : /^(birth_?day|day_of_birth)$/.test(field) || (isPerson && field === "day")
+        ? "day"
+        : /^(birth_?year|year_of_birth)$/.test(field)
+          ? "year"
+          : null;
+  if (birthPart) {
+    const at = { year: 0, month: 1, day: 2 }[birthPart];
+    return (ctx) =>
+      Number(
+        (ctx.owner?.date_of_birth ?? personIdentity(ctx.rng, ctx.rng.int(90)).date_of_birth).split(
+          "-",
+        )[at],
+      );
+  }
+  // A code or number of a kind the world does not know: letters from its name, then digits.
+  const coded = /^(?:\w+_)?(\w+?)_(number|no|code|ref|reference)$/.exec(field);
+  if (coded) {
+    const prefix = (coded[1] as string).slice(0, 3).toUpperCase();
+    return ({ rng }) => `${prefix}-${digits(rng, 6)}`;
+  }
+  // A name of a kind the world does not know (a medication, a plan): a made-up proper name.
+  if (/_name$/.test(field)) return ({ rng }) => properName(rng);
   if (/(^id$|_id$)/.test(field)) {
     const prefix = field.replace(/_id$/, "").slice(0, 3).toUpperCase() || "ID";
     return ({ rng }) => `${prefix}-${digits(rng, 6)}`;
@@ -458,4 +485,32 @@ export function plural(word: string): string {
   if (/[^aeiou]y$/.test(word)) return `${word.slice(0, -1)}ies`;
   if (/(s|sh|ch|x|z)$/.test(word)) return `${word}es`;
   return `${word}s`;
+}
+
+/** A made-up proper name of two or three syllables ("Loravex"), for things of unknown kind. */
+function properName(rng: Rng): string {
+  const onsets = [
+    "b",
+    "c",
+    "d",
+    "f",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "z",
+    "br",
+    "cl",
+    "tr",
+  ];
+  const vowels = ["a", "e", "i", "o", "u", "ia", "ea"];
+  const endings = ["x", "n", "l", "r", "ne", "va", "lin", "dex", "ra", "sol"];
+  let name = "";
+  for (let i = 0, n = 2 + rng.int(2); i < n; i++) name += rng.pick(onsets) + rng.pick(vowels);
+  name += rng.pick(endings);
+  return `${name[0]?.toUpperCase()}${name.slice(1)}`;
 }
