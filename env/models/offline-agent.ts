@@ -86,6 +86,8 @@ class ScriptedSession implements AgentSession {
   readonly #seen = new Map<string, Set<string>>();
   #pending: Pending = null;
   #confirmed = false;
+  /** The arguments as they were when the person said yes. */
+  #confirmedArgs: string | null = null;
   #attempts = 0;
   #calls = 0;
   #turns = 0;
@@ -100,6 +102,8 @@ class ScriptedSession implements AgentSession {
   readonly #read = new Set<string>();
   readonly #asked = new Map<string, number>();
   readonly #unknownIds = new Set<string>();
+  /** Values the person said were wrong. */
+  readonly #rejected = new Set<string>();
   /** Values the world already said it could not find, by argument. */
   readonly #notFound = new Map<string, Set<string>>();
   readonly #said = new Set<string>();
@@ -189,8 +193,18 @@ class ScriptedSession implements AgentSession {
     }
     if (pending?.kind === "confirm") {
       this.#confirmed = saysYes(text);
+      this.#confirmedArgs = this.#confirmed ? this.#argsKey() : null;
       if (!this.#confirmed) {
         this.#refusals++;
+        // "No, 453888076 isn't right": that value is dropped and never offered again.
+        for (const [param, value] of [...this.#args]) {
+          const said = String(value);
+          if (said.length >= 3 && text.includes(said)) {
+            this.#args.delete(param);
+            this.#rejected.add(said);
+            if (this.#intent?.idEntities.has(param)) this.#unknownIds.add(param);
+          }
+        }
         this.#learnFrom(text, false);
         // Told no twice, the agent does not ask a third time: it does nothing and says so.
         if (this.#refusals >= 2) {
@@ -391,6 +405,8 @@ class ScriptedSession implements AgentSession {
     }
     if (missing.length > 0) return this.#ask(tool, missing);
 
+    // A yes is for the change read back: new values (a corrected id) need a new yes.
+    if (this.#confirmed && this.#confirmedArgs !== this.#argsKey()) this.#confirmed = false;
     if (needsConfirmation(this.#agent, tool) && !this.#confirmed) {
       if (slip === "skipped_confirmation") {
         this.#slip = null;
@@ -648,6 +664,14 @@ class ScriptedSession implements AgentSession {
         const id = records[0]?.[entity.idField];
         if (id !== undefined) this.#setFor(entity, String(id));
       }
+      // Several records found by the person's details: the one meant is chosen from them, not asked for.
+      const intent = this.#intent;
+      const param = intent
+        ? [...intent.idEntities].find(
+            ([p, name]) => name === entity.name && !entity.isPerson && !this.#args.has(p),
+          )?.[0]
+        : undefined;
+      if (records.length > 1 && param && body) return this.#choose(param, body, conversation);
       return this.#next(conversation);
     }
     for (const param of Object.keys(propertiesOf(tool))) this.#args.delete(param);
@@ -751,8 +775,9 @@ class ScriptedSession implements AgentSession {
       const seen = this.#seen.get(entityName);
       const entity = this.#model.entities.get(entityName) as EntityModel;
       if (seen?.size === 1 && (entity.isPerson || !entity.catalog)) {
-        const [id] = seen;
-        this.#args.set(param, entity.idFormat.numeric ? Number(id) : id);
+        const [id] = seen as Set<string>;
+        if (!this.#rejected.has(id as string))
+          this.#args.set(param, entity.idFormat.numeric ? Number(id) : id);
       }
     }
   }
@@ -783,15 +808,17 @@ class ScriptedSession implements AgentSession {
         .flatMap((m) => m.content.toLowerCase().split(/[^a-z0-9]+/))
         .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
     );
-    const scored = records.map((r) => ({
-      r,
-      score: new Set(
-        JSON.stringify(r)
-          .toLowerCase()
-          .split(/[^a-z0-9]+/)
-          .filter((w) => said.has(w)),
-      ).size,
-    }));
+    const scored = records
+      .filter((r) => !this.#rejected.has(String(r[entity.idField])))
+      .map((r) => ({
+        r,
+        score: new Set(
+          JSON.stringify(r)
+            .toLowerCase()
+            .split(/[^a-z0-9]+/)
+            .filter((w) => said.has(w)),
+        ).size,
+      }));
     const best = Math.max(0, ...scored.map((s) => s.score));
     const candidates = scored.filter((s) => best === 0 || s.score === best).map((s) => s.r);
     this.#unknownIds.delete(param);
@@ -1063,6 +1090,10 @@ class ScriptedSession implements AgentSession {
       return { tool, score: named * 2 + general };
     });
     return scored.reduce((best, next) => (next.score > best.score ? next : best)).tool;
+  }
+
+  #argsKey(): string {
+    return JSON.stringify([...this.#args]);
   }
 
   /** Required arguments not yet known, or known in a form the schema refuses (those the agent writes itself excepted). */

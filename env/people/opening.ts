@@ -11,18 +11,24 @@ const HISTORY_LINES: Record<string, string[]> = {
     "I already tried to sort this out and it failed.",
     "This went wrong last time I tried.",
     "Your system gave me an error when I tried this before.",
+    "Last time I tried, it didn't go through.",
+    "It failed when I did it myself.",
   ],
   repeated_ask: [
     "I've already asked about this once.",
     "This is the second time I'm writing about this.",
     "I asked about this before and nothing happened.",
     "Me again, about the same thing.",
+    "I've been trying to get this sorted for a while.",
+    "I wrote in about this already.",
   ],
   earlier_promise: [
     "Someone here promised me last week this would be sorted.",
     "I was told this would be taken care of already.",
     "One of your colleagues said this was done.",
     "I was promised a fix for this.",
+    "Last time I was told it would be done by now.",
+    "Your colleague told me it was all sorted.",
   ],
 };
 
@@ -110,7 +116,10 @@ export function openingMessage(persona: Persona, rng: Rng): string {
     .replace("{about}", about)
     .replace("{push}", pushback(persona.rule))}${volunteered}`;
   const history = historyLine(persona, rng);
-  // The history line is rendered on its own so that no clipping of the request drops it.
-  const lead = history ? `${renderStyled(history, persona.style, rng)} ` : "";
-  return lead + renderStyled(text, persona.style, rng, history === "");
+  // The history line is rendered on its own so that no clipping of the request drops it; people
+  // say it first or add it after the request.
+  const asked = renderStyled(text, persona.style, rng, history === "");
+  if (!history) return asked;
+  const said = renderStyled(history, persona.style, rng);
+  return rng.chance(0.6) ? `${said} ${asked}` : `${asked} ${said}`;
 }
