@@ -13,7 +13,7 @@ import {
 } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { conductChecks } from "./grade/conduct.ts";
-import { type Grade, outcomeGrade } from "./grade/outcome.ts";
+import { type Baseline, baselineOf, type Grade, outcomeGrade } from "./grade/outcome.ts";
 import { simulatorChecks } from "./grade/simulator.ts";
 import { canonicalJson, sha256 } from "./hash.ts";
 import { OfflineWriter } from "./models/offline-writer.ts";
@@ -115,6 +115,8 @@ export class Episode {
   #persona: Persona | null = null;
   #user: UserSession | null = null;
   #initialState: WorldState | null = null;
+  /** The world's records as the episode started, for its outcome. */
+  #baseline: Baseline | null = null;
   /** The backend that wrote the opening (the offline writer when the writer fell back). */
   #openingWriter = "";
   #messages: ChatMessage[] = [];
@@ -178,6 +180,7 @@ export class Episode {
     this.#world = world;
     this.#persona = persona;
     this.#initialState = world.describe();
+    this.#baseline = baselineOf(world);
     this.#user = this.#userModel.start(setup);
     this.#messages = [
       { role: "system", content: this.agent.system_prompt },
@@ -301,15 +304,43 @@ export class Episode {
     return problems;
   }
 
-  /** Grades the conversation so far by its outcome: whether the world ended where the person's goal leads. */
+  /**
+   * The reward so far: 1 when the person got what they came for (the world is where their goal's
+   * call leads, a read's facts were told) and the agent's conduct checks found nothing, else 0,
+   * with the checks behind it. What the person said at the end does not count.
+   */
   reward(): Grade {
-    const world = this.#requireWorld();
+    const outcome = this.#outcome();
+    const findings = conductChecks(this.agent, {
+      messages: this.#messages,
+      episode: { history_turns: this.#historyTurns },
+    });
+    const conduct = {
+      name: "conduct",
+      passed: findings.length === 0,
+      detail:
+        findings.length === 0
+          ? "the conduct checks found nothing"
+          : findings.map((f) => f.detail).join("; "),
+    };
+    const checks = [...outcome.checks, conduct];
+    const failed = checks.filter((c) => !c.passed);
+    return {
+      reward: failed.length === 0 ? 1 : 0,
+      reason: failed.length === 0 ? outcome.reason : failed.map((c) => c.detail).join("; "),
+      checks,
+    };
+  }
+
+  /** Whether the person's goal was reached: the world's records and, for a read, what was told. */
+  #outcome(): Grade {
     return outcomeGrade(
       this.agent,
       this.situation,
-      (this.#persona as Persona).goal,
-      world,
+      this.#requirePersona().goal,
+      this.#requireWorld(),
       this.#messages,
+      this.#baseline ?? undefined,
     );
   }
 
@@ -400,6 +431,12 @@ export class Episode {
       sim_faults: [],
     };
     row.conduct = conductChecks(this.agent, row);
+    const outcome = this.#outcome();
+    row.episode.outcome = {
+      reached: outcome.reward === 1,
+      reason: outcome.reason,
+      checks: outcome.checks,
+    };
     row.sim_faults = simulatorChecks(this.agent, row);
     return row;
   }

@@ -30,6 +30,7 @@ export const SIM_CHECKS = [
   "ended_before_action",
   "stated_unheld_details",
   "broke_character",
+  "satisfied_without_outcome",
 ] as const;
 export const SimCheckSchema = z.enum(SIM_CHECKS);
 

@@ -61,6 +61,24 @@ export const GoalSchema = z.object({
 });
 export type Goal = z.infer<typeof GoalSchema>;
 
+/** One check behind an outcome, with what it saw. */
+export const OutcomeCheckSchema = z.object({
+  name: z.string(),
+  passed: z.boolean(),
+  detail: z.string(),
+});
+
+/**
+ * Whether the person got what they came for, whatever they said at the end: the records are where
+ * the goal's call would leave them, and a read's facts were told. The world decides, not the person.
+ */
+export const OutcomeSchema = z.object({
+  reached: z.boolean(),
+  reason: z.string(),
+  checks: z.array(OutcomeCheckSchema),
+});
+export type Outcome = z.infer<typeof OutcomeSchema>;
+
 /** Facts of the episode itself. */
 export const EpisodeFactsSchema = z.object({
   ended_by: EndedBySchema,
@@ -74,6 +92,8 @@ export const EpisodeFactsSchema = z.object({
   slips: z.array(SlipSchema),
   /** Errors that ended or marred the episode (a backend failing mid-way). */
   errors: z.array(z.string()),
+  /** The episode's outcome (absent on rows written before outcomes were recorded). */
+  outcome: OutcomeSchema.optional(),
 });
 export type EpisodeFacts = z.infer<typeof EpisodeFactsSchema>;
 

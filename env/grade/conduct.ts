@@ -26,7 +26,7 @@ export function failedAnswer(content: string): boolean {
  */
 export function conductChecks(
   agent: Agent,
-  row: Pick<Row, "messages" | "episode">,
+  row: { messages: readonly ChatMessage[]; episode: Pick<Row["episode"], "history_turns"> },
 ): ConductFinding[] {
   const model = WorldModel.of(agent);
   const ids = IdentifierReader.of(agent);

@@ -1,6 +1,6 @@
 import type { ChatMessage, Goal, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { AGENT_WRITTEN } from "../people/goal.ts";
+import { AGENT_WRITTEN, agentWrites } from "../people/goal.ts";
 import { snake } from "../world/model.ts";
 import { createWorld, type World } from "../world/world.ts";
 
@@ -21,9 +21,28 @@ export interface Grade {
 const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
 
 /**
+ * The records of a world as an outcome is compared against them: each record as JSON, and every
+ * id. Taken when an episode starts, so the outcome needs no second world to know what was there.
+ */
+export interface Baseline {
+  records: ReadonlySet<string>;
+  ids: ReadonlySet<string>;
+}
+
+/** The baseline of a world as it is now. */
+export function baselineOf(world: World): Baseline {
+  const collections = Object.values(world.store.toJSON());
+  return {
+    records: new Set(collections.flatMap((records) => records.map((r) => JSON.stringify(r)))),
+    ids: new Set(collections.flatMap((records) => records.map((r) => String(Object.values(r)[0])))),
+  };
+}
+
+/**
  * The outcome check (tau-bench's reward): replay the person's goal on a fresh copy of the world,
  * the way a careful agent would (retrying what can be retried), and compare the final records with
  * what the episode left; for a read, also check that the agent told the person what it found.
+ * `baseline` is the world as the episode started (rebuilt from the situation when not given).
  */
 export function outcomeGrade(
   agent: Agent,
@@ -31,21 +50,21 @@ export function outcomeGrade(
   goal: Goal,
   world: World,
   messages: readonly ChatMessage[],
+  baseline: Baseline = baselineOf(createWorld({ spec: agent, situation, seed: world.seed })),
 ): Grade {
   const kind = world.model.tools.get(goal.tool)?.kind;
   const reads = kind === "read_one" || kind === "read_many";
-  const initial = createWorld({ spec: agent, situation, seed: world.seed }).snapshot().collections;
-  const actual = effects(initial, world.snapshot().collections);
+  const actual = effects(baseline, world.store.toJSON());
   // The goal's own arguments, or any alternative that would do as well (the other duplicate).
   const replays = [goal.arguments, ...(goal.alternatives ?? [])].map((args) =>
     replay(agent, situation, world.seed, goal.tool, args, reads),
   );
-  const match = replays.find((r) => effects(initial, r.collections) === actual);
+  const match = replays.find((r) => effects(baseline, r.collections) === actual);
   const answer = (match ?? replays[0])?.answer as { ok: boolean; content: string };
   const expected = match
     ? actual
     : effects(
-        initial,
+        baseline,
         (replays[0] as { collections: Record<string, Record<string, unknown>[]> }).collections,
       );
   const state: Check = {
@@ -81,8 +100,9 @@ function replay(
 ) {
   const gold = createWorld({ spec: agent, situation, seed });
   const args = { ...goalArgs };
-  for (const param of gold.model.tools.get(tool)?.tool.parameters.required ?? []) {
-    if (args[param] === undefined && AGENT_WRITTEN.test(snake(param)))
+  const model = gold.model.tools.get(tool);
+  for (const param of model?.tool.parameters.required ?? []) {
+    if (args[param] === undefined && model && agentWrites(model, param))
       args[param] = "written by the agent";
   }
   // A careful agent asks again after a fault that did nothing (a timeout), and re-reads a spoiled
@@ -91,7 +111,7 @@ function replay(
     (a.error !== undefined && RETRYABLE.has(a.error)) || (reads && spoiled(a.content));
   let answer = gold.call(tool, args);
   for (let retry = 0; retry < 2 && again(answer); retry++) answer = gold.call(tool, args);
-  return { answer, collections: gold.snapshot().collections };
+  return { answer, collections: gold.store.toJSON() };
 }
 
 /**
@@ -99,16 +119,8 @@ function replay(
  * during the run are replaced by `<new>` (their order of creation is not part of the outcome), and
  * `updated_at` stamps are left out.
  */
-function effects(
-  initial: Record<string, Record<string, unknown>[]>,
-  final: Record<string, Record<string, unknown>[]>,
-): string {
-  const before = new Set(
-    Object.values(initial).flatMap((records) => records.map((r) => JSON.stringify(r))),
-  );
-  const ids = new Set(
-    Object.values(initial).flatMap((records) => records.map((r) => String(Object.values(r)[0]))),
-  );
+function effects(baseline: Baseline, final: Record<string, Record<string, unknown>[]>): string {
+  const { records: before, ids } = baseline;
   const created = new Set(
     Object.values(final).flatMap((records) =>
       records.map((r) => String(Object.values(r)[0])).filter((id) => !ids.has(id)),

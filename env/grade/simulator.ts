@@ -16,6 +16,9 @@ const OUT_OF_CHARACTER = new RegExp(
   ].join("|"),
   "i",
 );
+/** An agent saying a request was not or will not be done here: a refusal, a failure, a hand-off. */
+const TOLD_NOT_DONE =
+  /\b(sorry|can't|cannot|couldn't|could not|unable|not able|won't|will not|didn't|did not|pass you|colleague|transferr?(ed|ing)? you|specialist|nothing more|no longer)\b/i;
 /** Control markers are upper case ("###STOP###"); "Order ###" is a person's typing. */
 const LEAKED_MARKER = /###\s*[A-Z_]{3,}|<\|/;
 
@@ -26,7 +29,7 @@ const LEAKED_MARKER = /###\s*[A-Z_]{3,}|<\|/;
  */
 export function simulatorChecks(
   agent: Agent,
-  row: Pick<Row, "messages" | "episode" | "persona">,
+  row: Pick<Row, "messages" | "episode" | "persona"> & { conduct?: Row["conduct"] },
 ): SimFinding[] {
   const ids = IdentifierReader.of(agent);
   const findings = new FindingList<SimFinding>();
@@ -64,6 +67,10 @@ export function simulatorChecks(
   });
   const ended = endedBeforeAction(agent, row);
   if (ended) findings.push(ended.check, () => ended);
+  else {
+    const content = satisfiedWithoutOutcome(row);
+    if (content) findings.push(content.check, () => content);
+  }
   return findings.list();
 }
 
@@ -96,5 +103,36 @@ function endedBeforeAction(
       final?.role === "user"
         ? { message: last, text: around(final.content, "", final.content.length) }
         : { message: askedAt, text: around(asked.content ?? "", "", (asked.content ?? "").length) },
+  };
+}
+
+/**
+ * The person left content while what they came for did not happen, and no one told them it had:
+ * a person too easily satisfied. When the agent claimed a change it never made, the person was
+ * misled, and that is the agent's finding, not the person's.
+ */
+function satisfiedWithoutOutcome(
+  row: Pick<Row, "messages" | "episode"> & { conduct?: Row["conduct"] },
+): SimFinding | null {
+  const { outcome, ended_by, slips } = row.episode;
+  if (ended_by !== "user_done" || !outcome || outcome.reached) return null;
+  const misled =
+    slips.some((s) => s.kind === "claimed_unperformed_action") ||
+    (row.conduct ?? []).some(
+      (f) => f.check === "unbacked_action_claim" || f.check === "success_after_failure",
+    );
+  if (misled) return null;
+  // Told it could not be done, or that someone else will do it, a person may well leave content.
+  const said = row.messages.findLast((m) => m.role === "assistant" && (m.content ?? "") !== "");
+  if (said && TOLD_NOT_DONE.test(said.content ?? "")) return null;
+  const last = row.messages.length - 1;
+  const final = row.messages[last];
+  return {
+    check: "satisfied_without_outcome",
+    detail: `the person left satisfied, but ${outcome.reason}`,
+    evidence: {
+      message: last,
+      text: final?.role === "user" ? around(final.content, "", final.content.length) : "",
+    },
   };
 }

@@ -1,6 +1,6 @@
 import type { AssistantMessage, ChatMessage, SlipKind } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { AGENT_WRITTEN } from "../people/goal.ts";
+import { agentWrites, isFreeText } from "../people/goal.ts";
 import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { identityKey } from "../world/identity.ts";
@@ -8,7 +8,7 @@ import { type EntityModel, snake, type ToolModel, WorldModel } from "../world/mo
 import { meets } from "../world/statuses.ts";
 import { intentOf, intentScores, needsConfirmation, wantsHuman } from "./reading.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./roles.ts";
-import { DETAIL_PARAM, fits, propertiesOf, readValue, spokenName } from "./slots.ts";
+import { fits, propertiesOf, readValue, spokenName } from "./slots.ts";
 
 /** Share of episodes in which the offline agent makes one of its named slips. */
 export const DEFAULT_SLIP_RATE = 0.25;
@@ -248,6 +248,8 @@ class ScriptedSession implements AgentSession {
         for (const p of pending.params)
           if (pending.tool.idEntities.has(p) && !this.#args.has(p)) this.#unknownIds.add(p);
       }
+      // The answer to one question is that detail: a date of birth is not also a reading date.
+      if (answered && alone) return null;
     }
     this.#learnFrom(text, false);
     return null;
@@ -910,7 +912,7 @@ class ScriptedSession implements AgentSession {
       if (value !== undefined && fits(properties[param], value)) args[param] = value;
     }
     for (const param of tool.tool.parameters.required ?? []) {
-      if (args[param] === undefined && AGENT_WRITTEN.test(snake(param)))
+      if (args[param] === undefined && agentWrites(tool, param))
         args[param] = `Customer asked to ${this.#describe(this.#intent ?? tool)}.`;
     }
     const id = `call_${new Rng(this.#rng.key, "call", String(++this.#calls)).uint32().toString(16).padStart(8, "0")}`;
@@ -1011,16 +1013,8 @@ class ScriptedSession implements AgentSession {
       .filter((text) => text !== "" && !wantsHuman(text))
       .at(0);
     for (const param of tool.tool.parameters.required ?? []) {
-      const schema = propertiesOf(tool)[param];
-      if (this.#args.has(param) || tool.idEntities.has(param) || !schema) continue;
-      const free =
-        !DETAIL_PARAM.test(snake(param)) &&
-        identityKey(snake(param)) === null &&
-        schema.type === "string" &&
-        schema.enum === undefined &&
-        schema.pattern === undefined &&
-        schema.format === undefined;
-      if (free)
+      if (this.#args.has(param) || tool.idEntities.has(param)) continue;
+      if (isFreeText(param, propertiesOf(tool)[param]))
         this.#args.set(
           param,
           asked
@@ -1101,8 +1095,7 @@ class ScriptedSession implements AgentSession {
     const properties = propertiesOf(tool);
     return (tool.tool.parameters.required ?? []).filter(
       (p) =>
-        !AGENT_WRITTEN.test(snake(p)) &&
-        (!this.#args.has(p) || !fits(properties[p], this.#args.get(p))),
+        !agentWrites(tool, p) && (!this.#args.has(p) || !fits(properties[p], this.#args.get(p))),
     );
   }
 

@@ -15,6 +15,9 @@ const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 const MONEY = /(?:[$£€]\s?)?\b(\d{1,7}(?:,\d{3})*\.\d{2})\b/g;
 const YES = /^\W*(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|please do|go ahead|do it|true)\b/i;
 const NO = /^\W*(no|nope|nah|not|false|don'?t)\b/i;
+/** Words before a detail's name that say the person does not have it. */
+const WITHOUT =
+  /\b(don'?t|do not|haven'?t|have not|can'?t|cannot|no)\s+(have|know|remember|find|got|see)?\s*(the|my|a|an|any)?\s*$/i;
 /** Words that make an answer a sentence, not a value. */
 const SENTENCE_WORDS =
   /\b(i|i'm|i've|my|me|you|your|can|could|would|please|want|need|so|is|are|it's|that's|what|why|how|the)\b/i;
@@ -80,13 +83,16 @@ export function readValue(
   }
   const listed = schema.type === "array" ? schema.items?.enum : undefined;
   if (Array.isArray(listed)) {
-    const hits = listed.filter((v) => typeof v === "string" && enumWord(v).test(clean));
+    const said = listed.filter((v) => typeof v === "string" && enumWord(v).test(clean));
+    // A value inside a longer one said ("economy" in "basic economy") was not said on its own.
+    const hits = said.filter((v) => !said.some((o) => o !== v && String(o).includes(String(v))));
     return hits.length > 0 ? { value: hits } : null;
   }
   if (Array.isArray(schema.enum)) {
+    // "basic economy" names basic_economy, not economy: the longest value said wins.
     const hit = (schema.enum as unknown[])
       .filter((v) => typeof v === "string" && enumWord(v).test(clean))
-      .at(-1);
+      .sort((a, b) => String(b).length - String(a).length)[0];
     if (hit !== undefined) return { value: hit };
     if (schema.type === "boolean" || schema.enum.every((v) => typeof v === "boolean"))
       return flag(clean, asked);
@@ -229,6 +235,10 @@ function labelledValue(param: string, text: string): string | null {
     "i",
   ).exec(text);
   if (!match) return null;
+  // "I don't have the member id to hand": the label is named, its value is not given.
+  if (WITHOUT.test(text.slice(Math.max(0, match.index - 40), match.index))) return null;
+  // "the meter reading of my account": a label followed by a preposition is a noun, not a label.
+  if (/^(of|for|from|to|on|in|at|with|about|by)\b/i.test(match[1] as string)) return null;
   // The value ends at the next detail ("… with medications …") or the end of its sentence.
   const value = (match[1] as string).split(
     /\s+with\s+|[.!?](?:\s|$)|\s+and\s+(?:thank|thanks)\b/i,
@@ -342,7 +352,9 @@ function labelledObjects(schema: SchemaFragment, text: string): Reading {
 
 function coerce(schema: SchemaFragment | undefined, raw: string): unknown {
   if (Array.isArray(schema?.enum)) {
-    const hit = schema.enum.find((v) => typeof v === "string" && enumWord(v).test(raw));
+    const hit = schema.enum
+      .filter((v) => typeof v === "string" && enumWord(v).test(raw))
+      .sort((a, b) => String(b).length - String(a).length)[0];
     if (hit !== undefined) return hit;
   }
   if (schema?.format === "date") return /\d{4}-\d{2}-\d{2}/.exec(raw)?.[0] ?? raw;

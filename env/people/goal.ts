@@ -1,5 +1,6 @@
 import type { Goal, PersonDetails, WorldRecord } from "../../spec/index.ts";
 import { lookup } from "../lookup.ts";
+import { DETAIL_PARAM } from "../models/slots.ts";
 import type { Rng } from "../rng.ts";
 import { isVerb } from "../tools.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
@@ -47,6 +48,19 @@ export const AGENT_WRITTEN =
   /^(summary|notes?|comment|memo|message|resolution|description|thought|access_notes|special_requests)$/;
 
 /**
+ * Whether the agent writes an argument itself (a summary, a resolution note) rather than asking
+ * for it; not when the argument is what the tool is for (the note of `add_claim_note`).
+ */
+export function agentWrites(tool: { tool: { name: string } }, param: string): boolean {
+  const key = snake(param);
+  if (!AGENT_WRITTEN.test(key)) return false;
+  const subject = key.replace(/s$/, "");
+  return !snake(tool.tool.name)
+    .split("_")
+    .some((word) => word.replace(/s$/, "") === subject);
+}
+
+/**
  * What the person wants from this situation: the call of the situation's tool that would do it,
  * with the values they hold or have in mind, and the request in words (values marked to survive
  * styling). Every value comes from the world the person lives in: their own details, the records
@@ -81,6 +95,8 @@ export function goalOf(world: World, rng: Rng): Goal {
       tool.kind === "read_many" && tool.filters.includes(param) && detail !== undefined;
     if (!required.has(param) && held === undefined && !tool.idEntities.has(param) && !filters)
       continue;
+    // A hand-off needs what it requires; the rest is the colleague's to ask.
+    if (tool.kind === "handoff" && !required.has(param)) continue;
     if (held !== undefined) args[param] = typed(schema, held);
     else if (ref?.by === "email") args[param] = world.person.email;
     else if (ref?.many) {
@@ -93,7 +109,7 @@ export function goalOf(world: World, rng: Rng): Goal {
     } else if (tool.idEntities.has(param) || param === tool.limitParam) continue;
     else if (param === tool.amountParam)
       args[param] = withinBounds(amountFor(world, tool, subject, rng), schema);
-    else if (AGENT_WRITTEN.test(snake(param)) || (tool.kind === "handoff" && isFreeText(schema)))
+    else if (agentWrites(tool, param) || (tool.kind === "handoff" && isFreeText(param, schema)))
       continue;
     else if (detail !== undefined && schema.type !== "array" && schema.type !== "object") {
       const key = identityKey(snake(param));
@@ -303,6 +319,7 @@ function amountFor(
 export function openingRequest(world: World, goal: Goal): string {
   const tool = world.model.tools.get(goal.tool) as ToolModel;
   const entity = world.model.entities.get(tool.entity) as EntityModel;
+  if (tool.kind === "handoff") return requestText(tool, entity, goal.arguments);
   // Only ids the person holds: of two identical records they do not know which id is theirs.
   const held = (param: string) => lookup(world.person.ids, param) !== undefined;
   const kept = Object.fromEntries(
@@ -319,7 +336,14 @@ export function openingRequest(world: World, goal: Goal): string {
 
 /** "cancel my order W1234567 because it arrived damaged", with every value kept verbatim. */
 function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, unknown>): string {
-  if (tool.kind === "handoff") return `talk to ${handoffTarget(tool)}`;
+  if (tool.kind === "handoff") {
+    // A desk chosen from a list ("collections") is part of asking for the right person.
+    const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
+    const desks = Object.entries(args)
+      .filter(([param, value]) => typeof value === "string" && properties[param]?.enum)
+      .map(([, value]) => keep(String(value).replace(/_/g, " ")));
+    return `talk to ${handoffTarget(tool)}${desks.length > 0 ? ` about ${desks.join(" and ")}` : ""}`;
+  }
   const nouns = snake(tool.tool.name)
     .split("_")
     .filter((w) => w !== tool.verb)
@@ -407,9 +431,16 @@ export function argumentPhrase(param: string, value: unknown): string {
   return `with ${key.replace(/_/g, " ")} ${v}`;
 }
 
-/** Text with no shape: a hand-off's question or reason, which the agent writes from what it heard. */
-function isFreeText(schema: SchemaFragment): boolean {
+/**
+ * Text with no shape that is not a detail (a hand-off's question or reason, not a callback
+ * phone): what the agent writes from what it heard.
+ */
+export function isFreeText(param: string, schema: SchemaFragment | undefined): boolean {
+  if (!schema) return false;
+  const key = snake(param);
   return (
+    !DETAIL_PARAM.test(key) &&
+    identityKey(key) === null &&
     schema.type === "string" &&
     schema.enum === undefined &&
     schema.pattern === undefined &&

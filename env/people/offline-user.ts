@@ -6,8 +6,8 @@ import { rolloutSeed, type UserSimulator } from "../models/roles.ts";
 import { phrasePattern, toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { identityKey } from "../world/identity.ts";
-import { snake } from "../world/model.ts";
-import { AGENT_WRITTEN, personDetail, spokenValue } from "./goal.ts";
+import { snake, WorldModel } from "../world/model.ts";
+import { agentWrites, personDetail, spokenValue } from "./goal.ts";
 import type { Persona } from "./persona.ts";
 import { asksGoAhead, questionsIn } from "./phrases.ts";
 import { behaviourOf } from "./stances.ts";
@@ -81,19 +81,17 @@ export class OfflineUser {
   readonly #sent = new Set<string>();
 
   /** Finds identifiers in text, as the person recognises an id when they see one. */
+  readonly #ids: (text: string) => string[];
   /** Words for what the person came about (the goal tool's nouns): a report must speak of them. */
   readonly #about: RegExp | null;
-  readonly #ids: (text: string) => string[];
+  /** Parameters that name a record: the person states their ids only when they hold them. */
+  readonly #records: ReadonlySet<string> | null;
 
-  constructor(
-    persona: Persona,
-    seed: number,
-    ids: (text: string) => string[] = () => [],
-    about: RegExp | null = null,
-  ) {
+  constructor(persona: Persona, seed: number, knows: PersonKnowledge = {}) {
     this.#persona = persona;
-    this.#ids = ids;
-    this.#about = about;
+    this.#ids = knows.ids ?? (() => []);
+    this.#about = knows.about ?? null;
+    this.#records = knows.records ?? null;
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
     this.#behaviour = behaviourOf(persona.stance);
@@ -168,7 +166,7 @@ export class OfflineUser {
       ...Object.keys(p.details.details).filter((k) => identityKey(k) === null),
     ]);
     for (const param of params) {
-      if (AGENT_WRITTEN.test(snake(param))) continue;
+      if (agentWrites({ tool: { name: p.goal.tool } }, param)) continue;
       const spoken = snake(param).replace(/_/g, " ");
       const words = snake(param)
         .replace(/_ids?$/, "")
@@ -273,8 +271,10 @@ export class OfflineUser {
       if (detail === "name") return p.details.name;
       return lookup(p.details.details, detail);
     }
-    // An id is stated only when held: the goal may name one of two records the person cannot tell apart.
-    if (/(_id|Id)$/.test(param)) return lookup(p.details.ids, param);
+    // A record's id is stated only when held: the goal may name one of two records the person
+    // cannot tell apart. An id of something else (a member id on an insurance card) is just a detail.
+    const names = this.#records ? this.#records.has(param) : /(_id|Id)$/.test(param);
+    if (names) return lookup(p.details.ids, param);
     return (
       lookup(p.details.ids, param) ??
       lookup(p.goal.arguments, param) ??
@@ -396,6 +396,12 @@ export class OfflineUser {
         `Thanks, but I still need you to ${this.#goal()}.`,
         `Okay, but that's not what I asked. I need to ${this.#goal()}.`,
       ]);
+    // Told there is nothing, a person who came to see something they have does not say "perfect".
+    if (!wantsChange && EMPTY_REPORT.test(text))
+      return this.#impatient([
+        "That can't be right, there should be something there. Can you check again?",
+        "Nothing at all? I'm sure there is one. Could you look again?",
+      ]);
     // A report about something else (the booking when they asked for its invoice) is not an answer.
     if (this.#about && !this.#about.test(text))
       return this.#impatient([
@@ -467,6 +473,10 @@ function flatten(value: unknown): string[] {
   return value === undefined ? [] : [String(value)];
 }
 
+/** A report that found nothing: "0 seat maps", "no orders found", "I couldn't find any". */
+const EMPTY_REPORT =
+  /\b(found:? 0\b|(?<![\d.,])0 [a-z]+s\b|no [a-z ]{1,30} (found|on (file|record|your account))|(couldn't|could not|didn't|did not) find (any|a|an|your)|nothing (found|on))/i;
+
 /** Lead-ins a person adds when they must say something again. */
 const AGAIN = ["Again,", "As I said,", "Look,", "To be clear,"];
 
@@ -499,17 +509,34 @@ function garble(id: string, rng: Rng): string {
   return chars.join("");
 }
 
+/** What an offline person can tell from the spec: ids when they see them, what they came about, which details name records. */
+export interface PersonKnowledge {
+  ids?: (text: string) => string[];
+  about?: RegExp | null;
+  records?: ReadonlySet<string>;
+}
+
 /** The offline user model: each episode's person played by an {@link OfflineUser}. */
 export const offlineUser: UserSimulator = {
   name: "offline",
   start(setup) {
     const reader = IdentifierReader.of(setup.agent);
-    const user = new OfflineUser(
-      setup.persona,
-      rolloutSeed(setup.situation, setup.rollout),
-      (text) => reader.read(text).filter((id) => !id.includes("@")),
-      goalNouns(setup.agent, setup.persona.goal.tool),
-    );
+    const model = WorldModel.of(setup.agent);
+    const goal = model.tools.get(setup.persona.goal.tool);
+    // Records the person owns are known by id only if held; a catalog's (a flight, a plan) and
+    // the items of a list (read off their order page) are chosen.
+    const owned = [...(goal?.idEntities ?? [])]
+      .filter(
+        ([param, entity]) =>
+          !model.entities.get(entity)?.catalog &&
+          !goal?.refs.some((r) => r.param === param && (r.role === "new" || r.many)),
+      )
+      .map(([param]) => param);
+    const user = new OfflineUser(setup.persona, rolloutSeed(setup.situation, setup.rollout), {
+      ids: (text) => reader.read(text).filter((id) => !id.includes("@")),
+      about: goalNouns(setup.agent, setup.persona.goal.tool),
+      records: new Set(owned),
+    });
     return { reply: async (conversation) => user.reply(conversation) };
   },
 };

@@ -219,7 +219,16 @@ function nameRule(
       `${labelFor(ctx)}, ${ctx.rng.pick(["standard terms", "renewed yearly", "added by the customer", "opened online"])}`;
   }
   if (/^(note|notes|comment|summary|message)$/.test(field))
-    return ({ rng }) => `${rng.pick(["re:", "about", "for"])} ${rng.pick(PRODUCTS)}`;
+    return ({ rng }) =>
+      rng
+        .pick([
+          "I called about this on {date} and was asked to add it here.",
+          "Please call me back after 5pm.",
+          "I have the paperwork if you need a copy.",
+          "This started on {date}.",
+          "Please use my mobile number to reach me.",
+        ])
+        .replace("{date}", isoDate(rng, -1));
   if (/^(type|kind|category|account_type|card_type)$/.test(field)) return categoryFor;
   if (/(last4|last_four|last_4)/.test(field))
     return ({ rng }) => String(rng.int(10_000)).padStart(4, "0");

@@ -69,11 +69,16 @@ describe("end to end, offline: simulate → conduct checks → the README's grad
     expect(
       graded.filter((r) => r.labels?.some((l) => l.kind === "human" && l.by === "reviewer-1")),
     ).toHaveLength(50);
-    expect(
-      graded
-        .filter((r) => r.conduct.length > 0)
-        .every((r) => r.reward === 0 && r.failure_class === r.conduct[0]?.check),
-    ).toBe(true);
+    // The example grader fails what the world says was not done first, then what the conduct checks found.
+    const unreached = graded.filter((r) => r.episode.outcome?.reached === false);
+    expect(unreached.length).toBeGreaterThan(0);
+    for (const row of unreached) {
+      expect(row.reward).toBe(0);
+      expect(row.reason).toMatch(/did not get what they came for/);
+    }
+    const misconduct = graded.filter((r) => r.conduct.length > 0 && r.episode.outcome?.reached);
+    for (const row of misconduct) expect(row.failure_class).toBe(row.conduct[0]?.check);
+    expect(graded.filter((r) => r.conduct.length > 0).every((r) => r.reward === 0)).toBe(true);
   }, 60_000);
 
   it("prints the report for a person, with the decision judge's unsure count", async () => {

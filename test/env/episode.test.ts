@@ -120,14 +120,20 @@ describe("Episode", () => {
     await good.step(call("transfer_funds", goal.arguments));
     expect(good.reward()).toMatchObject({
       reward: 1,
-      checks: [{ name: "goal_state", passed: true }],
+      checks: [
+        { name: "goal_state", passed: true },
+        { name: "conduct", passed: true },
+      ],
     });
     const wrong = new Episode({ spec: finance, situation });
     await wrong.reset();
     await wrong.step(call("transfer_funds", { ...goal.arguments, amount: 1 }));
     expect(wrong.reward()).toMatchObject({
       reward: 0,
-      checks: [{ name: "goal_state", passed: false }],
+      checks: [
+        { name: "goal_state", passed: false },
+        { name: "conduct", passed: true },
+      ],
     });
   });
 

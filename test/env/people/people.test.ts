@@ -155,7 +155,7 @@ describe("the offline user", () => {
   it("confirms, refuses an identifier it does not hold, and ends when satisfied", () => {
     const { persona } = personOf(retail, { tool: "cancel_order", stance: "cooperative" });
     const ids = new IdentifierReader(retail);
-    const user = new OfflineUser(persona, 1, (text) => ids.read(text));
+    const user = new OfflineUser(persona, 1, { ids: (text) => ids.read(text) });
     expect(
       user.reply(
         conversation(
