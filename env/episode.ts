@@ -13,7 +13,7 @@ import {
 } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { conductChecks } from "./grade/conduct.ts";
-import { type Baseline, baselineOf, type Grade, outcomeGrade } from "./grade/outcome.ts";
+import { type Grade, outcomeGrade } from "./grade/outcome.ts";
 import { simulatorChecks } from "./grade/simulator.ts";
 import { canonicalJson, sha256 } from "./hash.ts";
 import { OfflineWriter } from "./models/offline-writer.ts";
@@ -22,7 +22,7 @@ import { offlineUser } from "./people/offline-user.ts";
 import { type Persona, samplePersona } from "./people/persona.ts";
 import { issuesOf, messageOf, SpecError, type SpecIssue } from "./spec-error.ts";
 import { openAITool } from "./tools.ts";
-import { createWorld, type World } from "./world/world.ts";
+import { type Baseline, createWorld, type World } from "./world/world.ts";
 
 /** Assistant messages an episode allows before it is cut off (truncated). */
 export const DEFAULT_MAX_TURNS = 12;
@@ -180,7 +180,7 @@ export class Episode {
     this.#world = world;
     this.#persona = persona;
     this.#initialState = world.describe();
-    this.#baseline = baselineOf(world);
+    this.#baseline = world.baseline();
     this.#user = this.#userModel.start(setup);
     this.#messages = [
       { role: "system", content: this.agent.system_prompt },

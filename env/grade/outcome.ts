@@ -2,7 +2,7 @@ import type { ChatMessage, Goal, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { AGENT_WRITTEN, agentWrites } from "../people/goal.ts";
 import { snake } from "../world/model.ts";
-import { createWorld, type World } from "../world/world.ts";
+import { type Baseline, createWorld, type World } from "../world/world.ts";
 
 /** One check behind a grade, with what it saw. */
 export interface Check {
@@ -21,28 +21,11 @@ export interface Grade {
 const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
 
 /**
- * The records of a world as an outcome is compared against them: each record as JSON, and every
- * id. Taken when an episode starts, so the outcome needs no second world to know what was there.
- */
-export interface Baseline {
-  records: ReadonlySet<string>;
-  ids: ReadonlySet<string>;
-}
-
-/** The baseline of a world as it is now. */
-export function baselineOf(world: World): Baseline {
-  const collections = Object.values(world.store.toJSON());
-  return {
-    records: new Set(collections.flatMap((records) => records.map((r) => JSON.stringify(r)))),
-    ids: new Set(collections.flatMap((records) => records.map((r) => String(Object.values(r)[0])))),
-  };
-}
-
-/**
  * The outcome check (tau-bench's reward): replay the person's goal on a fresh copy of the world,
- * the way a careful agent would (retrying what can be retried), and compare the final records with
- * what the episode left; for a read, also check that the agent told the person what it found.
- * `baseline` is the world as the episode started (rebuilt from the situation when not given).
+ * the way a careful agent would (retrying what can be retried), and compare the records it leaves
+ * with what the episode left; for a read, also check that the agent told the person what it
+ * found. `baseline` is the world as the episode started, taken with {@link World.baseline} (the
+ * world is rebuilt from the situation when none was taken).
  */
 export function outcomeGrade(
   agent: Agent,
@@ -50,23 +33,20 @@ export function outcomeGrade(
   goal: Goal,
   world: World,
   messages: readonly ChatMessage[],
-  baseline: Baseline = baselineOf(createWorld({ spec: agent, situation, seed: world.seed })),
+  baseline?: Baseline,
 ): Grade {
+  const start = baseline ?? createWorld({ spec: agent, situation, seed: world.seed }).baseline();
   const kind = world.model.tools.get(goal.tool)?.kind;
   const reads = kind === "read_one" || kind === "read_many";
-  const actual = effects(baseline, world.store.toJSON());
+  const actual = effects(start, world);
   // The goal's own arguments, or any alternative that would do as well (the other duplicate).
   const replays = [goal.arguments, ...(goal.alternatives ?? [])].map((args) =>
-    replay(agent, situation, world.seed, goal.tool, args, reads),
+    replay(world.startOver(start), goal.tool, args, reads),
   );
-  const match = replays.find((r) => effects(baseline, r.collections) === actual);
-  const answer = (match ?? replays[0])?.answer as { ok: boolean; content: string };
-  const expected = match
-    ? actual
-    : effects(
-        baseline,
-        (replays[0] as { collections: Record<string, Record<string, unknown>[]> }).collections,
-      );
+  const outcomes = replays.map((r) => effects(start, r.world));
+  const matched = outcomes.indexOf(actual);
+  const answer = (replays[matched] ?? replays[0])?.answer as { ok: boolean; content: string };
+  const expected = matched >= 0 ? actual : outcomes[0];
   const state: Check = {
     name: "goal_state",
     passed: expected === actual,
@@ -89,16 +69,8 @@ export function outcomeGrade(
   };
 }
 
-/** The goal's call on a fresh world, as a careful agent makes it; the answer and the records it leaves. */
-function replay(
-  agent: Agent,
-  situation: Situation,
-  seed: number,
-  tool: string,
-  goalArgs: Record<string, unknown>,
-  reads: boolean,
-) {
-  const gold = createWorld({ spec: agent, situation, seed });
+/** The goal's call on a fresh world, as a careful agent makes it: its answer, and the world after. */
+function replay(gold: World, tool: string, goalArgs: Record<string, unknown>, reads: boolean) {
   const args = { ...goalArgs };
   const model = gold.model.tools.get(tool);
   for (const param of model?.tool.parameters.required ?? []) {
@@ -111,41 +83,56 @@ function replay(
     (a.error !== undefined && RETRYABLE.has(a.error)) || (reads && spoiled(a.content));
   let answer = gold.call(tool, args);
   for (let retry = 0; retry < 2 && again(answer); retry++) answer = gold.call(tool, args);
-  return { answer, collections: gold.store.toJSON() };
+  return { answer, world: gold };
 }
 
 /**
- * The records a run changed, created or removed, as one comparable string: ids of records made
- * during the run are replaced by `<new>` (their order of creation is not part of the outcome), and
- * `updated_at` stamps are left out.
+ * The records a run changed, created or removed since the baseline, as one comparable string:
+ * ids of records made during the run are replaced by `<new>` (their order of creation is not part
+ * of the outcome), and `updated_at` stamps are left out. Only the records the store saw touched
+ * are read.
  */
-function effects(baseline: Baseline, final: Record<string, Record<string, unknown>[]>): string {
-  const { records: before, ids } = baseline;
-  const created = new Set(
-    Object.values(final).flatMap((records) =>
-      records.map((r) => String(Object.values(r)[0])).filter((id) => !ids.has(id)),
-    ),
-  );
+function effects(baseline: Baseline, world: World): string {
+  const { store } = world;
+  // A store that was not tracking since the baseline is compared record by record.
+  const touched = store.touched() ?? everyRecord(baseline, world);
+  const created = new Set<string>();
+  for (const [entity, ids] of touched)
+    for (const id of ids) if (!baseline.records.get(entity)?.has(id)) created.add(id);
   // An empty id would match everywhere and never move the pass on.
   const lengths = [...new Set([...created].map((id) => id.length))]
     .filter((n) => n > 0)
     .sort((a, b) => b - a);
   const out: string[] = [];
-  for (const [collection, records] of Object.entries(final)) {
-    for (const record of records) {
+  for (const [entity, ids] of touched) {
+    const collection = world.model.entities.get(entity)?.collection ?? entity;
+    for (const id of ids) {
+      const before = baseline.records.get(entity)?.get(id);
+      const record = store.get(entity, id);
+      if (!record) {
+        if (before !== undefined) out.push(`removed ${id}`);
+        continue;
+      }
+      if (JSON.stringify(record) === before) continue;
       // Wording the agent writes itself (a hand-off summary, a resolution note) is not part of the outcome.
       const rest = Object.fromEntries(
         Object.entries(record).filter(([k]) => k !== "updated_at" && !AGENT_WRITTEN.test(snake(k))),
       );
-      if (before.has(JSON.stringify(record))) continue;
       out.push(`${collection} ${replaceIds(JSON.stringify(rest), created, lengths)}`);
     }
   }
-  const after = new Set(
-    Object.values(final).flatMap((records) => records.map((r) => String(Object.values(r)[0]))),
-  );
-  for (const id of ids) if (!after.has(id)) out.push(`removed ${id}`);
   return out.sort().join("\n");
+}
+
+/** Every record of the baseline and of the world now, by entity. */
+function everyRecord(baseline: Baseline, world: World): Map<string, ReadonlySet<string>> {
+  const all = new Map<string, ReadonlySet<string>>();
+  for (const entity of world.model.entities.values()) {
+    const ids = new Set(baseline.records.get(entity.name)?.keys());
+    for (const record of world.store.all(entity.name)) ids.add(String(record[entity.idField]));
+    all.set(entity.name, ids);
+  }
+  return all;
 }
 
 /**

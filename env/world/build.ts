@@ -21,7 +21,7 @@ export interface BuiltWorld {
 }
 
 /** Other customers in a world of default size, so that the person's records are not the only ones. */
-const OTHER_PEOPLE = 6;
+const OTHER_PEOPLE = 4;
 /** The identity details a person states as they know them (name, email and phone have fields of their own). */
 const IDENTITY_DETAILS = [
   "first_name",
@@ -107,7 +107,7 @@ class RecordMaker {
     const ownerId = owner.record[this.model.person.idField] as string;
     for (const entity of this.model.entities.values()) {
       if (entity.isPerson || entity.parent || entity.catalog || !entity.seeded) continue;
-      const n = isSubject ? 2 + this.rng.int(2) : 1 + this.rng.int(3);
+      const n = isSubject ? 2 + this.rng.int(2) : 1 + this.rng.int(2);
       for (let i = 0; i < n; i++)
         this.withChildren(entity, owner.identity, { [this.model.person.idField]: ownerId });
     }

@@ -14,6 +14,8 @@ export class Store {
   readonly #answers = new Map<WorldRecord, Map<string, string>>();
   /** Per entity: its field that lists child records (order.items), and the child entity. */
   readonly #childField = new Map<string, { field: string; child: EntityModel }>();
+  /** Ids of the records added, changed or removed since {@link Store.track}, by entity. */
+  #touched: Map<string, Set<string>> | null = null;
 
   constructor(model: WorldModel) {
     this.model = model;
@@ -48,10 +50,34 @@ export class Store {
     return (this.#records.get(entity) as Map<string, WorldRecord>).values();
   }
 
+  /**
+   * Starts noting which records are added, changed or removed from now on, so what a conversation
+   * did is read from the few records it touched instead of from every record.
+   */
+  track(): void {
+    this.#touched = new Map();
+  }
+
+  /** The records touched since {@link Store.track} (entity → ids), or null when not tracking. */
+  touched(): ReadonlyMap<string, ReadonlySet<string>> | null {
+    return this.#touched;
+  }
+
+  #touch(entity: string, id: string): void {
+    if (!this.#touched) return;
+    let ids = this.#touched.get(entity);
+    if (!ids) {
+      ids = new Set();
+      this.#touched.set(entity, ids);
+    }
+    ids.add(id);
+  }
+
   /** Stores a record and indexes it by parent, owner and (for people) email. */
   add(entity: string, record: WorldRecord): void {
     const model = this.entity(entity);
     const id = record[model.idField] as string;
+    this.#touch(entity, id);
     (this.#records.get(entity) as Map<string, WorldRecord>).set(id, record);
     if (model.isPerson && typeof record.email === "string")
       this.#byEmail.set(record.email.toLowerCase(), id);
@@ -66,6 +92,7 @@ export class Store {
     const model = this.entity(entity);
     const record = this.get(entity, id);
     if (!record) return;
+    this.#touch(entity, id);
     for (const child of this.model.entities.values()) {
       if (child.parent?.entity !== entity) continue;
       for (const childId of [...(this.#children.get(child.name)?.get(id) ?? [])])
@@ -86,6 +113,7 @@ export class Store {
   changed(entity: string, record: WorldRecord): void {
     this.#answers.delete(record);
     const model = this.entity(entity);
+    this.#touch(entity, String(record[model.idField]));
     if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
   }
 

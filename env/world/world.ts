@@ -32,6 +32,11 @@ export interface ToolAnswer {
   error?: string;
 }
 
+/** A world's records at a moment, each as JSON, by entity and id. */
+export interface Baseline {
+  readonly records: ReadonlyMap<string, ReadonlyMap<string, string>>;
+}
+
 /** What a world is built from. */
 export interface WorldOptions {
   /** The agent spec (validated here) or an {@link Agent}. */
@@ -247,6 +252,40 @@ export class World implements WorldAccess {
     for (const [tool, n] of Object.entries(s.calls)) world.#calls.set(tool, n);
     world.#handedOff = s.handed_off;
     return world;
+  }
+
+  /**
+   * The records as they are now, each as JSON, to compare with and start over from; from here on
+   * the store notes which records calls touch.
+   */
+  baseline(): Baseline {
+    const records = new Map<string, Map<string, string>>();
+    for (const entity of this.model.entities.values()) {
+      const byId = new Map<string, string>();
+      for (const record of this.store.all(entity.name))
+        byId.set(String(record[entity.idField]), JSON.stringify(record));
+      records.set(entity.name, byId);
+    }
+    this.store.track();
+    return { records };
+  }
+
+  /** A world holding the records of a baseline of this one, its calls, faults and creations fresh. */
+  startOver(baseline: Baseline): World {
+    const store = new Store(this.model);
+    for (const [entity, byId] of baseline.records)
+      for (const json of byId.values()) store.add(entity, JSON.parse(json) as WorldRecord);
+    store.track();
+    return new World(
+      this.agent,
+      this.model,
+      this.situation,
+      this.seed,
+      store,
+      this.person,
+      this.#state,
+      scheduleFaults(this.situation),
+    );
   }
 
   /** Part of {@link WorldAccess}: the agent handed off. */
