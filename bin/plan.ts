@@ -53,6 +53,59 @@ function summary(agent: Agent, plan: Plan): string {
     `flip      ${flipLine}`,
     `run       ${plan.rows} situations in ${plan.passes} pass${plan.passes === 1 ? "" : "es"}`,
     `coverage  ${pairs_covered} / ${pairs_planned} pairs = ${fraction.toFixed(3)}`,
+    ...policyLines(plan),
+    ...toolLines(plan),
     "",
   ].join("\n");
+}
+
+/** A text cut to a line's worth, on one line. */
+function short(text: string, most = 100): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= most ? line : `${line.slice(0, most - 1)}…`;
+}
+
+/**
+ * The policy as read, for a person to check: each rule with the tools it is paired with and why,
+ * what was set aside and why, which writes wait for a yes, and whether identity comes first.
+ * Anything read wrong is fixed in the spec (a rule list with `tools`, or `tool_roles`).
+ */
+function policyLines(plan: Plan): string[] {
+  const { policy } = plan;
+  const lines = [
+    "",
+    `policy    ${policy.source === "markdown" ? "read from markdown" : "a rule list, kept as written"}: ${policy.read.length} rules, ${policy.dropped.length} passages set aside`,
+  ];
+  for (const rule of policy.read) {
+    const tools = rule.tools ? rule.tools.join(", ") : "every tool";
+    const marks = [rule.confirmation ? "asks for a yes" : "", rule.identity ? "identity first" : ""]
+      .filter(Boolean)
+      .join(", ");
+    lines.push(
+      `  ${rule.id}${rule.section ? ` [${short(rule.section, 40)}]` : ""} → ${tools} (${rule.scope})${marks ? `; ${marks}` : ""}`,
+      `      "${short(rule.text)}"`,
+    );
+    if (rule.suggested) lines.push(`      its words speak of: ${rule.suggested.join(", ")}`);
+  }
+  for (const passage of policy.dropped)
+    lines.push(`  set aside (${passage.why}): "${short(passage.text, 80)}"`);
+  const yes = Object.entries(policy.confirmation);
+  lines.push(
+    `yes first ${yes.length === 0 ? "no write waits for the person's yes" : yes.map(([tool, why]) => `${tool} (${short(why, 60)})`).join("; ")}`,
+  );
+  for (const [tool, why] of Object.entries(policy.exempt))
+    lines.push(`no yes    ${tool}: "${short(why, 80)}"`);
+  lines.push(
+    `identity  ${policy.identity.required ? `checked first${policy.identity.rule ? ` (rule ${policy.identity.rule})` : " (the system prompt)"}` : "not asked for"}`,
+  );
+  return lines;
+}
+
+/** Tools whose role is not an ordinary situation (utilities, hand-offs), and what told us. */
+function toolLines(plan: Plan): string[] {
+  const special = plan.tools.filter((t) => t.role !== "normal");
+  if (special.length === 0) return [];
+  return [
+    `tools     ${special.map((t) => `${t.name} ${t.role === "handoff" ? "hand-off" : t.role} (by ${t.role_source})`).join("; ")}; set tool_roles in the spec to change one`,
+  ];
 }

@@ -3,7 +3,7 @@ import type { Command } from "commander";
 import { Agent } from "../env/agent.ts";
 import type { Dataset } from "../env/dataset.ts";
 import { SimulationInterrupted, simulate } from "../env/simulate.ts";
-import type { BackendSpec } from "../spec/index.ts";
+import type { BackendSpec, Quality, QualityFigure } from "../spec/index.ts";
 import { backend, flipOptions, integer, seed, share } from "./options.ts";
 
 interface SimulateFlags {
@@ -141,6 +141,7 @@ async function summaryOf(data: Dataset) {
     slips,
     errors,
     degraded: data.degraded,
+    quality: data.quality,
     warnings: data.warnings,
     search: data.search,
   };
@@ -156,12 +157,26 @@ async function report(data: Dataset): Promise<string> {
   return [
     `wrote     ${s.rows} rows to ${s.path}`,
     pairwise
-      ? `coverage  ${pairwise.pairs_covered} / ${pairwise.pairs_planned} pairs = ${pairwise.fraction.toFixed(3)}`
+      ? `coverage  ${pairwise.pairs_covered} / ${pairwise.pairs_planned} pairs = ${pairwise.fraction.toFixed(3)}${pairwise.pairs_touched !== undefined ? `; touched by rows that ran their situation ${pairwise.pairs_touched} = ${(pairwise.touched_fraction ?? 0).toFixed(3)}` : ""}`
       : "coverage  unknown",
     `ended     ${list(s.ended_by)}`,
     `slips     ${list(s.slips)} (offline agent; recorded on each row's episode.slips)`,
+    ...qualityLines(s.quality),
     ...(Object.keys(s.degraded).length > 0 ? [`degraded  ${JSON.stringify(s.degraded)}`] : []),
     ...s.warnings.map((w) => `warning   ${w}`),
     "",
   ].join("\n");
+}
+
+/** The run's own measures of its data, one line, then the tools no row called. */
+function qualityLines(quality: Quality | null): string[] {
+  if (!quality) return [];
+  const share = (f: QualityFigure) =>
+    f.fraction === null ? "n/a" : `${(f.fraction * 100).toFixed(1)}%`;
+  return [
+    `quality   situation tool exercised ${share(quality.situation_tool_exercised)} · goal reached ${share(quality.goal_reached)} (plain rows) · loops ${share(quality.loops)} · empty lookups ${share(quality.empty_lookups)} · sentences in detail arguments ${share(quality.sentence_arguments)} · confirmed writes ${share(quality.confirmed_writes)} · distinct openings ${share(quality.distinct_openings)}`,
+    ...(quality.tools_never_called.length > 0
+      ? [`never     called: ${quality.tools_never_called.join(", ")}`]
+      : []),
+  ];
 }

@@ -1,5 +1,13 @@
 import { stat } from "node:fs/promises";
-import type { Coverage, DatasetMeta, Degraded, GradeReport, Label, Row } from "../spec/index.ts";
+import type {
+  Coverage,
+  DatasetMeta,
+  Degraded,
+  GradeReport,
+  Label,
+  Quality,
+  Row,
+} from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { attachLabels } from "./grade/agreement.ts";
 import { type GradeOptions, gradeRows } from "./grade/grade.ts";
@@ -52,6 +60,11 @@ export class Dataset {
   /** Substitutions the run made (`same_model`, `generator_fallback`); empty when none. */
   get degraded(): Degraded {
     return this.meta?.degraded ?? {};
+  }
+
+  /** The run's measures of its own data (`data.quality` in the sidecar), or null for files without one. */
+  get quality(): Quality | null {
+    return this.meta?.quality ?? null;
   }
 
   get warnings(): string[] {

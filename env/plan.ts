@@ -7,12 +7,14 @@ import {
   type Coverage,
   type ForbiddenPair,
   type Situation,
+  type ToolDefinition,
 } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { coordinateOf } from "./axes.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { coveringArray } from "./covering/index.ts";
 import { canonicalJson, sha256 } from "./hash.ts";
+import type { PolicyReading } from "./policy/index.ts";
 import { Rng, type Seed } from "./rng.ts";
 import { issuesOf, SpecError } from "./spec-error.ts";
 
@@ -65,10 +67,23 @@ export interface Plan {
   flip: FlipReport;
   /** Passes over the grid the run makes (later passes use fresh seeds). */
   passes: number;
+  /** The policy as read: rules with their scope and why, passages set aside, who needs a yes. */
+  policy: PolicyReading;
+  /** Every tool's role (situation, utility, hand-off), its access, and what told us. */
+  tools: ToolReading[];
   /** The situations to run, in order. */
   cells: Situation[];
   /** Coverage of what those situations visit. */
   coverage: Coverage;
+}
+
+/** How a tool was read: its role and access, and where each came from. */
+export interface ToolReading {
+  name: string;
+  role: ToolDefinition["role"];
+  role_source: ToolDefinition["role_source"];
+  access: ToolDefinition["access"];
+  access_source: ToolDefinition["access_source"];
 }
 
 /** What a walk over the grid did: its flip, its passes, and the coverage of what it visited. */
@@ -190,6 +205,14 @@ export function planSituations(spec: unknown, options: PlanOptions = {}): Plan {
     },
     flip: summary.flip,
     passes: summary.passes,
+    policy: agent.policy,
+    tools: agent.tools.map(({ name, role, role_source, access, access_source }) => ({
+      name,
+      role,
+      role_source,
+      access,
+      access_source,
+    })),
     cells,
     coverage: summary.coverage,
   };

@@ -57,7 +57,7 @@ const FUNCTION_WORDS = new Set([
 
 /**
  * What a run measures about its own data, row by row, in plan order: whether each row did its
- * situation, whether a role looped, whether lookups found the person, whether arguments hold
+ * situation and reached its goal, whether a role looped, whether lookups found the person, whether arguments hold
  * sentences, whether writes that need a yes got one, how varied the openings are, and which
  * planned tools were never called. A model-backed agent is measured the same way.
  */
@@ -67,6 +67,7 @@ export class QualityTally {
   #rows = 0;
   #plain = 0;
   #exercised = 0;
+  #reached = 0;
   #loops = 0;
   #lookups = 0;
   #empty = 0;
@@ -131,6 +132,7 @@ export class QualityTally {
     if (plain) {
       this.#plain++;
       if (exercised) this.#exercised++;
+      if (row.episode.outcome?.reached) this.#reached++;
     }
     if (loops(row.messages, start)) this.#loops++;
     const opening = row.messages[start];
@@ -147,6 +149,7 @@ export class QualityTally {
       sentence_arguments: figure(this.#sentences, this.#calls),
       confirmed_writes: figure(this.#confirmed, this.#writes),
       distinct_openings: figure(this.#frames.size, this.#rows),
+      goal_reached: figure(this.#reached, this.#plain),
       tools_never_called: [...this.#planned].filter((t) => !this.#called.has(t)).sort(),
     };
   }
@@ -185,6 +188,35 @@ export function qualityWarnings(quality: Quality): string[] {
 
 function figure(count: number, of: number): QualityFigure {
   return { count, of, fraction: of === 0 ? null : count / of };
+}
+
+/** Answers that say a call never reached the tool's work (bad arguments, a handed-off conversation). */
+const NEVER_RAN = new Set([
+  "invalid_arguments",
+  "placeholder_argument",
+  "unknown_tool",
+  "conversation_handed_off",
+]);
+
+/**
+ * Whether a row touched its situation: the situation's tool ran (a `not_found` counts when the
+ * world was shaped to miss the record) and the condition's fault, if any, fired. Coverage counts
+ * a row's pairs as touched only then: what the run did, beside what it planned.
+ */
+export function touchedSituation(row: Row): boolean {
+  const { tool, world, condition } = row.situation.axes;
+  if (condition !== "ok" && !row.situation.faults.some((f) => f.fired.length > 0)) return false;
+  const names = new Map<string, string>();
+  for (const message of row.messages) {
+    if (message.role === "assistant")
+      for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
+    if (message.role !== "tool") continue;
+    if ((names.get(message.tool_call_id) ?? message.name) !== tool) continue;
+    const error = errorOf(message.content);
+    if (error === null || (!NEVER_RAN.has(error) && (error !== "not_found" || world !== "normal")))
+      return true;
+  }
+  return false;
 }
 
 function percent(share: number): string {

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
-import type { DatasetMeta, Row, RunOptions, Situation } from "../spec/index.ts";
+import type { DatasetMeta, PairwiseCoverage, Row, RunOptions, Situation } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { Dataset } from "./dataset.ts";
@@ -16,7 +16,7 @@ import {
   type UserSimulator,
 } from "./models/roles.ts";
 import { Planner } from "./plan.ts";
-import { QualityTally } from "./quality.ts";
+import { QualityTally, touchedSituation } from "./quality.ts";
 import { issuesOf, messageOf, SpecError } from "./spec-error.ts";
 
 /** Episodes run at once by default. */
@@ -118,7 +118,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     options: runOptions,
     rows,
     complete,
-    coverage: { pairwise: tally.coverage.result() },
+    coverage: { pairwise: tally.pairwise() },
     quality: tally.quality.result(),
     degraded: { ...roles.degraded, ...tally.degraded() },
     warnings: [...roles.warnings, ...tally.warnings()],
@@ -293,6 +293,8 @@ async function runInOrder<T, R>(
  */
 class RunTally {
   readonly coverage: PairwiseCounter;
+  /** Pairs of the rows that touched their situation. */
+  readonly touched: PairwiseCounter;
   readonly quality: QualityTally;
   #fallbacks = 0;
   #lastError = "";
@@ -306,13 +308,25 @@ class RunTally {
 
   constructor(agent: Agent, logprobs: boolean) {
     this.coverage = new PairwiseCounter(agent);
+    this.touched = new PairwiseCounter(agent);
     this.quality = new QualityTally(agent);
     this.#logprobs = logprobs;
+  }
+
+  /** Pairwise coverage: the pairs the rows visited, and those of rows that touched their situation. */
+  pairwise(): PairwiseCoverage {
+    const touched = this.touched.result();
+    return {
+      ...this.coverage.result(),
+      pairs_touched: touched.pairs_covered,
+      touched_fraction: touched.fraction,
+    };
   }
 
   add(row: Row): void {
     this.#rows++;
     this.coverage.visit(row.situation.axes);
+    if (touchedSituation(row)) this.touched.visit(row.situation.axes);
     this.quality.add(row);
     if (this.#logprobs)
       row.messages.forEach((m, i) => {

@@ -58,6 +58,8 @@ export const QualitySchema = z.object({
   confirmed_writes: QualityFigureSchema,
   /** Distinct five-word frames among the rows' opening messages. */
   distinct_openings: QualityFigureSchema,
+  /** Plain rows whose person got what they came for, by the world's records (`episode.outcome`). */
+  goal_reached: QualityFigureSchema,
   /** Tools some row was planned for that no row ever called. */
   tools_never_called: z.array(z.string()),
 });

@@ -31,6 +31,12 @@ export const PairwiseCoverageSchema = z.object({
   pairs_planned: z.int().min(0),
   pairs_covered: z.int().min(0),
   fraction: z.number().min(0).max(1),
+  /**
+   * On a run: the pairs of rows that really touched their situation (the situation's tool ran and
+   * the condition's fault fired), beside the pairs the plan visited. Absent on a plan.
+   */
+  pairs_touched: z.int().min(0).optional(),
+  touched_fraction: z.number().min(0).max(1).optional(),
 });
 export type PairwiseCoverage = z.infer<typeof PairwiseCoverageSchema>;
 

@@ -203,7 +203,8 @@ export class ToolMatcher {
     // By nouns: the tools with most of their nouns in the heading, at least half of them; a
     // heading that fits many tools ("Claims assistant guidelines") is about none in particular.
     const scored = this.#tools.map((t) => {
-      const nouns = nameNouns(t.words);
+      // "Retail agent policy" is the agent's own policy, not about the transfer-to-agents tool.
+      const nouns = nameNouns(t.words).filter((n) => !ROLE_NOUNS.test(n));
       const hits = nouns.filter((n) => phrasePattern(nounForms(n))?.test(heading)).length;
       return { t, hits, enough: nouns.length > 0 && hits * 2 >= nouns.length };
     });
@@ -219,6 +220,10 @@ export class ToolMatcher {
       .map((t) => t.words.tool.name);
   }
 }
+
+/** Nouns every policy uses of the parties to a conversation, which say nothing of a tool. */
+const ROLE_NOUNS =
+  /^(agents?|assistants?|bots?|representatives?|humans?|persons?|people|staff|teams?|users?|customers?|policy|policies|guidelines?)$/;
 
 /** The tools spoken of, and why: how the first of them was spoken of. */
 export function spoken(how: Map<string, string>): Mention {

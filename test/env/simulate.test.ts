@@ -6,6 +6,7 @@ import { Agent } from "../../env/agent.ts";
 import { PairwiseCounter } from "../../env/coverage.ts";
 import { loadDataset } from "../../env/dataset.ts";
 import { planSituations } from "../../env/plan.ts";
+import { touchedSituation } from "../../env/quality.ts";
 import { SimulationInterrupted, simulate } from "../../env/simulate.ts";
 import { type Row, RowSchema } from "../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../fixtures/reference-spec.ts";
@@ -66,9 +67,19 @@ describe("simulate: a 64-row offline run of each example", () => {
       // The offline agent and person converge: a conversation going round in circles would hit the limit.
       expect(rows.filter((r) => r.episode.ended_by === "turn_limit")).toEqual([]);
       const counter = new PairwiseCounter(Agent.from(spec));
-      for (const row of rows) counter.visit(row.situation.axes);
-      expect(data.coverage?.pairwise).toEqual(counter.result());
-      expect(data.coverage?.pairwise).toEqual(planSituations(spec, { rows: 64 }).coverage.pairwise);
+      const touched = new PairwiseCounter(Agent.from(spec));
+      for (const row of rows) {
+        counter.visit(row.situation.axes);
+        if (touchedSituation(row)) touched.visit(row.situation.axes);
+      }
+      const { pairs_touched, touched_fraction, ...visited } = data.coverage?.pairwise ?? {};
+      expect(visited).toEqual(counter.result());
+      expect(visited).toEqual(planSituations(spec, { rows: 64 }).coverage.pairwise);
+      // What the rows really touched is counted beside what they visited, and never more.
+      expect(pairs_touched).toBe(touched.result().pairs_covered);
+      expect(touched_fraction).toBe(touched.result().fraction);
+      expect(pairs_touched).toBeGreaterThan(0);
+      expect(pairs_touched).toBeLessThanOrEqual(counter.result().pairs_covered);
     });
   }
 });
