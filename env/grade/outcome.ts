@@ -1,6 +1,6 @@
 import type { ChatMessage, Goal, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { AGENT_WRITTEN, agentWrites } from "../people/goal.ts";
+import { AGENT_WRITTEN, composedByAgent } from "../people/goal.ts";
 import { snake } from "../world/model.ts";
 import { type Baseline, createWorld, type World } from "../world/world.ts";
 
@@ -38,12 +38,19 @@ export function outcomeGrade(
   const start = baseline ?? createWorld({ spec: agent, situation, seed: world.seed }).baseline();
   const kind = world.model.tools.get(goal.tool)?.kind;
   const reads = kind === "read_one" || kind === "read_many";
-  const actual = effects(start, world);
+  // What the agent words itself (a summary, a hand-off's question) is not part of the outcome.
+  const goalTool = world.model.tools.get(goal.tool);
+  const composed = new Set(
+    Object.keys(goalTool?.tool.parameters.properties ?? {})
+      .filter((param) => goalTool && composedByAgent(goalTool, param))
+      .map((param) => snake(param)),
+  );
+  const actual = effects(start, world, composed);
   // The goal's own arguments, or any alternative that would do as well (the other duplicate).
   const replays = [goal.arguments, ...(goal.alternatives ?? [])].map((args) =>
     replay(world.startOver(start), goal.tool, args, reads),
   );
-  const outcomes = replays.map((r) => effects(start, r.world));
+  const outcomes = replays.map((r) => effects(start, r.world, composed));
   const matched = outcomes.indexOf(actual);
   const answer = (replays[matched] ?? replays[0])?.answer as { ok: boolean; content: string };
   const expected = matched >= 0 ? actual : outcomes[0];
@@ -74,7 +81,7 @@ function replay(gold: World, tool: string, goalArgs: Record<string, unknown>, re
   const args = { ...goalArgs };
   const model = gold.model.tools.get(tool);
   for (const param of model?.tool.parameters.required ?? []) {
-    if (args[param] === undefined && model && agentWrites(model, param))
+    if (args[param] === undefined && model && composedByAgent(model, param))
       args[param] = "written by the agent";
   }
   // A careful agent asks again after a fault that did nothing (a timeout), and re-reads a spoiled
@@ -92,7 +99,7 @@ function replay(gold: World, tool: string, goalArgs: Record<string, unknown>, re
  * of the outcome), and `updated_at` stamps are left out. Only the records the store saw touched
  * are read.
  */
-function effects(baseline: Baseline, world: World): string {
+function effects(baseline: Baseline, world: World, composed: ReadonlySet<string>): string {
   const { store } = world;
   // A store that was not tracking since the baseline is compared record by record.
   const touched = store.touched() ?? everyRecord(baseline, world);
@@ -116,7 +123,9 @@ function effects(baseline: Baseline, world: World): string {
       if (JSON.stringify(record) === before) continue;
       // Wording the agent writes itself (a hand-off summary, a resolution note) is not part of the outcome.
       const rest = Object.fromEntries(
-        Object.entries(record).filter(([k]) => k !== "updated_at" && !AGENT_WRITTEN.test(snake(k))),
+        Object.entries(record).filter(
+          ([k]) => k !== "updated_at" && !AGENT_WRITTEN.test(snake(k)) && !composed.has(k),
+        ),
       );
       out.push(`${collection} ${replaceIds(JSON.stringify(rest), created, lengths)}`);
     }

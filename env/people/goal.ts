@@ -109,8 +109,7 @@ export function goalOf(world: World, rng: Rng): Goal {
     } else if (tool.idEntities.has(param) || param === tool.limitParam) continue;
     else if (param === tool.amountParam)
       args[param] = withinBounds(amountFor(world, tool, subject, rng), schema);
-    else if (agentWrites(tool, param) || (tool.kind === "handoff" && isFreeText(param, schema)))
-      continue;
+    else if (composedByAgent(tool, param)) continue;
     else if (detail !== undefined && schema.type !== "array" && schema.type !== "object") {
       const key = identityKey(snake(param));
       const value = moving && key && ADDRESS_PARTS.has(key) ? moving[key] : detail;
@@ -429,6 +428,15 @@ export function argumentPhrase(param: string, value: unknown): string {
   if (/subject|title|issue/.test(key)) return `about "${v}"`;
   if (key === "date") return `on ${v}`;
   return `with ${key.replace(/_/g, " ")} ${v}`;
+}
+
+/**
+ * Whether the agent composes an argument of a tool itself: a summary or note it writes, or a
+ * hand-off's free text (the question, the reason), told from what the person said.
+ */
+export function composedByAgent(tool: ToolModel, param: string): boolean {
+  const schema = (tool.tool.parameters.properties ?? {})[param] as SchemaFragment | undefined;
+  return agentWrites(tool, param) || (tool.kind === "handoff" && isFreeText(param, schema));
 }
 
 /**
