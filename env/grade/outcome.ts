@@ -120,7 +120,7 @@ function effects(baseline: Baseline, world: World, composed: ReadonlySet<string>
         if (before !== undefined) out.push(`removed ${id}`);
         continue;
       }
-      if (JSON.stringify(record) === before) continue;
+      if (before !== undefined && JSON.stringify(record) === JSON.stringify(before)) continue;
       // Wording the agent writes itself (a hand-off summary, a resolution note) is not part of the outcome.
       const rest = Object.fromEntries(
         Object.entries(record).filter(

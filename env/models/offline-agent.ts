@@ -165,7 +165,8 @@ class ScriptedSession implements AgentSession {
       // Asking for something else after a report is a new request; a new detail (the right id
       // after a wrong one) reopens this one.
       const other = this.#otherIntent(text);
-      if (other && !/^\W*(no|nope|that'?s (all|everything)|thanks)/i.test(text)) {
+      // "Thanks, but I still need…" is a request; "No, thanks" is a goodbye.
+      if (other && !/^\W*(no|nope|that'?s (all|everything)|thanks)\b(?!,?\s*but\b)/i.test(text)) {
         this.#intent = other;
         this.#completed = this.#done.has(other);
         this.#confirmed = false;
@@ -1134,10 +1135,12 @@ class ScriptedSession implements AgentSession {
     return this.#slip;
   }
 
-  #invent(tool: ToolModel, param: string): string | number {
+  #invent(tool: ToolModel, param: string): unknown {
     const entity = this.#model.entities.get(tool.idEntities.get(param) as string) as EntityModel;
-    const id = entity.idFormat.make(this.#rng.fork("invent", param));
-    return entity.idFormat.numeric ? Number(id) : id;
+    const made = entity.idFormat.make(this.#rng.fork("invent", param));
+    const id = entity.idFormat.numeric ? Number(made) : made;
+    // A list of ids gets a list of one: the made-up id must reach the call to be the slip it is.
+    return tool.refs.some((r) => r.param === param && r.many) ? [id] : id;
   }
 
   /** The write read back: what it does and every detail it will send. */

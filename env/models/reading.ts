@@ -51,8 +51,7 @@ function wordsOf(model: WorldModel): IntentWords[] {
         tool,
         name: phrasePattern(w.names) as RegExp,
         actions: new RegExp((phrasePattern(w.actions) as RegExp).source, "gi"),
-        rest: snake(tool.tool.name)
-          .split("_")
+        rest: nameParts(snake(tool.tool.name).split("_"))
           .filter((x) => x.length > 2 && x !== w.verb && !/^(the|and|for|by|with|from)$/.test(x))
           .map((x) => phrasePattern([x, `${x}s`]) as RegExp),
         wrapped: phrasePattern(w.wrapped),
@@ -62,6 +61,17 @@ function wordsOf(model: WorldModel): IntentWords[] {
     });
   cache.set(model, words);
   return words;
+}
+
+/** Words of a name with a particle kept on its verb: move_in → "move in", not "move" (as move_out). */
+function nameParts(words: readonly string[]): string[] {
+  const parts: string[] = [];
+  for (const word of words) {
+    if (/^(in|out|up|on|off)$/.test(word) && parts.length > 0)
+      parts[parts.length - 1] = `${parts.at(-1)} ${word}`;
+    else parts.push(word);
+  }
+  return parts;
 }
 
 /**

@@ -15,6 +15,10 @@ const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 const MONEY = /(?:[$£€]\s?)?\b(\d{1,7}(?:,\d{3})*\.\d{2})\b/g;
 const YES = /^\W*(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|please do|go ahead|do it|true)\b/i;
 const NO = /^\W*(no|nope|nah|not|false|don'?t)\b/i;
+/** Words that make a detail's name another detail's: "forwarding postcode" is not the postcode. */
+const QUALIFIERS =
+  "new|from|to|old|source|destination|forwarding|billing|shipping|delivery|mailing|previous|current|other|losing|receiving|home|work";
+
 /** Words before a detail's name that say the person does not have it. */
 const WITHOUT =
   /\b(don'?t|do not|haven'?t|have not|can'?t|cannot|no)\s+(have|know|remember|find|got|see)?\s*(the|my|a|an|any)?\s*$/i;
@@ -71,9 +75,10 @@ export function readValue(
     const matches = entity.idFormat.locate(clean);
     // "from my account X to Y": a direction word picks which of two ids; "new" is no direction.
     const direction = ref?.role === "from" || ref?.role === "to" ? ref.role : null;
+    // Asked for that one id, a bare answer with one id is it, whatever words are around it.
     const chosen =
       matches.filter((m) => !direction || roleBefore(clean, m.at) === direction).at(-1) ??
-      (direction ? undefined : matches.at(-1));
+      (direction && !(asked && matches.length === 1) ? undefined : matches.at(-1));
     return chosen ? { value: typed(entity, chosen.value) } : null;
   }
   const identity = identityKey(key);
@@ -146,6 +151,22 @@ export function readValue(
     const n = Number(found.replace(/,/g, ""));
     return Number.isFinite(n) ? { value: schema.type === "integer" ? Math.round(n) : n } : null;
   }
+  // "change the address … to 40 Linden Street, Boston 02108": a new address follows "to".
+  if (
+    schema.type === "string" &&
+    (identity === "address" || identity === "street" || /address/.test(key))
+  ) {
+    const moved = /\bto (\d+ [^.!?\n]{3,80}?)(?=[.!?](?:\s|$)|\n|$)/
+      .exec(clean)?.[1]
+      ?.replace(/,?\s+(and\s+)?(thank you|thanks|please)\b.*$/i, "")
+      .trim();
+    if (moved) return { value: identity === "street" ? (moved.split(",")[0] as string) : moved };
+  }
+  // A subject or title put in quotes ("about \"Email not syncing\"") is that text, word for word.
+  if (schema.type === "string" && /(^|_)(subject|title|summary|issue|description)$/.test(key)) {
+    const quoted = text.match(QUOTED);
+    if (quoted?.length === 1) return { value: (quoted[0] as string).slice(1, -1).trim() };
+  }
   if (!asked) return null;
   if (schema.type === "array") {
     // A list asked for: its items, split on commas and "and", each one fitting the item's schema.
@@ -185,7 +206,9 @@ export function readValue(
   // A name, a code or a detail is a few words, never a sentence.
   const detail =
     identity !== null || DETAIL_PARAM.test(key) || /(^|_)(no|ref|reference)$/.test(key);
-  if (detail && (answer.split(/\s+/).length > 5 || SENTENCE_WORDS.test(answer))) return null;
+  // A postal address runs longer than a name or a code ("95 Fennel Way, Dublin D02 X285").
+  const most = identity === "address" || identity === "street" || /address/.test(key) ? 12 : 5;
+  if (detail && (answer.split(/\s+/).length > most || SENTENCE_WORDS.test(answer))) return null;
   if (answer.length > (schema.maxLength ?? 500)) return null;
   return { value: answer };
 }
@@ -196,7 +219,7 @@ function segmentAfter(param: string, text: string): string | null {
   const at = new RegExp(`\\b${name}\\b`, "i").exec(text);
   if (!at) return null;
   const rest = text.slice(at.index + at[0].length);
-  const end = rest.search(/,\s*with\s|[.!?](\s|$)/i);
+  const end = rest.search(/,?\s+with\s|[.!?](\s|$)|\n/i);
   return end < 0 ? rest : rest.slice(0, end);
 }
 
@@ -228,8 +251,8 @@ function labelledValue(param: string, text: string): string | null {
     .sort((a, b) => b.length - a.length)
     .map((l) => regexLiteral(l).replace(/ /g, "\\s+"));
   // "item ids" is not the label inside "new item ids": a direction word before it makes another one.
-  const qualified = /^(new|from|to|old|source|destination)_/.test(snake(param));
-  const guard = qualified ? "" : "(?<!\\b(?:new|from|to|old|source|destination)\\s)";
+  const qualified = new RegExp(`^(${QUALIFIERS})_`).test(snake(param));
+  const guard = qualified ? "" : `(?<!\\b(?:${QUALIFIERS})\\s)`;
   const match = new RegExp(
     `${guard}\\b(?:${labels.join("|")})\\b[:\\s]+([^,;\\n]{1,200})`,
     "i",

@@ -3,7 +3,7 @@ import { lookup } from "../lookup.ts";
 import { DETAIL_PARAM } from "../models/slots.ts";
 import type { Rng } from "../rng.ts";
 import { isVerb } from "../tools.ts";
-import { fitDetail, identityKey } from "../world/identity.ts";
+import { detailKey, fitDetail, identityKey } from "../world/identity.ts";
 import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
 import { snake } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
@@ -126,13 +126,13 @@ export function goalOf(world: World, rng: Rng): Goal {
   };
   // Two identical records (the duplicate_records world): the person means one, not knowing its id;
   // either is the goal, and the call that would do it names one of them.
-  const duplicates = (world.describe().shaped as { duplicates?: string[] }).duplicates;
+  const duplicates = (world.state.shaped as { duplicates?: string[] }).duplicates;
   if (
     tool.idParam &&
     duplicates &&
     duplicates.length > 1 &&
     args[tool.idParam] === undefined &&
-    tool.entity === world.describe().subject.entity
+    tool.entity === world.state.subject.entity
   ) {
     const [first, ...others] = duplicates as [string, ...string[]];
     args[tool.idParam] = first;
@@ -160,7 +160,7 @@ function typed(schema: SchemaFragment | undefined, value: string): unknown {
 
 /** The record a request is about, when the person holds its id and it exists. */
 function subjectRecord(world: World, tool: ToolModel): WorldRecord | undefined {
-  const state = world.describe();
+  const state = world.state;
   if (!state.subject.id) return undefined;
   const entity = world.model.entities.get(state.subject.entity) as EntityModel;
   return tool.idParam || tool.refs.length > 0
@@ -174,7 +174,7 @@ function subjectRecord(world: World, tool: ToolModel): WorldRecord | undefined {
  */
 function lookupRecord(world: World, tool: ToolModel, rng: Rng): WorldRecord | undefined {
   const entity = world.model.entities.get(tool.entity) as EntityModel;
-  const personId = world.describe().person.customer_id;
+  const personId = world.state.person.customer_id;
   if (entity.isPerson) return world.store.get(entity.name, personId);
   const held = tool.refs.flatMap((r) => {
     const id = lookup(world.person.ids, r.param);
@@ -184,7 +184,10 @@ function lookupRecord(world: World, tool: ToolModel, rng: Rng): WorldRecord | un
   const under = (record: WorldRecord) =>
     held.every((h) => record[h.field] === undefined || String(record[h.field]) === h.id);
   const own = world.store.ownedBy(entity.name, personId).filter(under);
-  const pool = own.length > 0 ? own : [...world.store.all(entity.name)].filter(under);
+  const all = own.length > 0 ? own : [...world.store.all(entity.name)].filter(under);
+  // Of records nobody owns, the person asks about those where they live (a tariff for their postcode).
+  const local = all.filter((record) => nearby(record, world.person));
+  const pool = local.length > 0 ? local : all;
   return pool.length > 0 ? rng.pick(pool) : undefined;
 }
 
@@ -203,7 +206,7 @@ function manyIds(
   const own =
     subjectId !== undefined && entity.parent?.entity === subjectEntity.name
       ? world.store.childrenOf(entity.name, String(subjectId))
-      : world.store.ownedBy(entity.name, world.describe().person.customer_id);
+      : world.store.ownedBy(entity.name, world.state.person.customer_id);
   if (ref.role === "new") {
     const count = Math.max(
       1,
@@ -276,7 +279,7 @@ function objectFor(
 
 /** A record of an entity the person may name: their own, else any. */
 function recordOf(world: World, name: string, rng: Rng): WorldRecord | undefined {
-  const own = world.store.ownedBy(name, world.describe().person.customer_id);
+  const own = world.store.ownedBy(name, world.state.person.customer_id);
   const pool = own.length > 0 ? own : [...world.store.all(name)];
   return pool.length > 0 ? rng.pick(pool) : undefined;
 }
@@ -435,7 +438,7 @@ export function argumentPhrase(param: string, value: unknown): string {
  * hand-off's free text (the question, the reason), told from what the person said.
  */
 export function composedByAgent(tool: ToolModel, param: string): boolean {
-  const schema = (tool.tool.parameters.properties ?? {})[param] as SchemaFragment | undefined;
+  const schema = tool.tool.parameters.properties?.[param] as SchemaFragment | undefined;
   return agentWrites(tool, param) || (tool.kind === "handoff" && isFreeText(param, schema));
 }
 
@@ -470,4 +473,19 @@ function handoffTarget(tool: ToolModel): string {
         ),
     );
   return specialist ? `a ${specialist}` : "a human";
+}
+
+/** Whether a record's place fields (zip, city) are the person's own. */
+function nearby(record: WorldRecord, person: PersonDetails): boolean {
+  const places = Object.entries(record).filter(([field]) => {
+    const key = identityKey(snake(field));
+    return key === "zip" || key === "city";
+  });
+  return (
+    places.length > 0 &&
+    places.every(([field, value]) => {
+      const own = personDetail(person, field);
+      return own !== undefined && detailKey(field, own) === detailKey(field, value);
+    })
+  );
 }

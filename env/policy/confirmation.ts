@@ -8,7 +8,7 @@ export const ASKS_YES =
 
 /** A clause saying no go-ahead is needed: "confirmation is not needed for a freeze". */
 export const NO_NEED =
-  /\b(not (needed|required|necessary)|no need|needn'?t|need not|does ?n[o']t (need|require)|do ?n[o']t (need|require)|without (asking|confirm\w*|a yes|approval|their (ok|agreement))|unnecessary|no (confirmation|approval|consent) (is )?(needed|required|necessary)|can (be done|proceed|go ahead) (straight away|immediately|at once|directly))\b/i;
+  /\b(not (needed|required|necessary)|no need|needs? no (separate |explicit )?(confirmation|approval|consent|yes)|needn'?t|need not|does ?n[o']t (need|require)|do ?n[o']t (need|require)|without (asking|confirm\w*|a yes|approval|their (ok|agreement))|unnecessary|no (confirmation|approval|consent) (is )?(needed|required|necessary)|can (be done|proceed|go ahead) (straight away|immediately|at once|directly))\b/i;
 
 /** Words that speak of checking who the person is, as an identity rule does. */
 export const IDENTITY =
@@ -24,7 +24,14 @@ export function clausesOf(text: string): string[] {
 
 /** "confirm" that is not a go-ahead: a confirmation email, a confirmed booking, a status. */
 const NOT_A_YES =
-  /\bconfirmation (email|number|code|message|text|sms|page|letter|id)s?\b|\b(a|an|the|any|only|all|each|every) confirmed\b|\bstatus\W{0,3}confirmed\b/i;
+  /\bconfirmation (email|number|code|message|text|sms|page|letter|id)s?\b|\b(a|an|the|any|only|all|each|every) confirmed\b|\bstatus\W{0,3}confirmed\b|\bconfirm (that )?(the |their )?(person|caller|user|customer|admin|member|guest|patient|requester)('s)? (is|are|has|owns|belongs)\b/i;
+
+/** "Don't confirm whether…", "never confirm": confirming as telling, and forbidden. */
+const NEGATED_CONFIRM =
+  /\b(don'?t|do not|never|must not|mustn'?t|should not|shouldn'?t)\s+(\w+\s+){0,2}confirm/i;
+
+/** "Needs no confirmation": the clause waives a yes instead of asking for one. */
+const WAIVES_YES = /\bneeds? no (separate |explicit )?(confirmation|approval|consent|yes)\b/i;
 
 /** A tool description asking for the person's yes before the call ("Ask for explicit user confirmation (yes/no) before calling this"). */
 const DESCRIPTION_ASKS_YES =
@@ -32,7 +39,24 @@ const DESCRIPTION_ASKS_YES =
 
 /** Whether a clause of a policy asks for the person's go-ahead (and is not about identity or a confirmation email). */
 export function asksYes(clause: string): boolean {
-  return ASKS_YES.test(clause) && !IDENTITY.test(clause) && !NOT_A_YES.test(clause);
+  return (
+    ASKS_YES.test(clause) &&
+    !IDENTITY.test(clause) &&
+    !NOT_A_YES.test(clause) &&
+    !NO_NEED.test(clause) &&
+    !WAIVES_YES.test(clause) &&
+    !NEGATED_CONFIRM.test(clause)
+  );
+}
+
+/** Whether a clause says a go-ahead is not needed ("Lookups need no confirmation", "no need to confirm a freeze"). */
+export function waivesYes(clause: string): boolean {
+  return (
+    ASKS_YES.test(clause) &&
+    (NO_NEED.test(clause) || WAIVES_YES.test(clause)) &&
+    !IDENTITY.test(clause) &&
+    !NOT_A_YES.test(clause)
+  );
 }
 
 /** Whether a tool's own description asks for the person's go-ahead before it is called. */

@@ -1,5 +1,5 @@
 import type { Rule, ToolDefinition } from "../../spec/index.ts";
-import { asksYes, clausesOf, descriptionAsksYes, IDENTITY, NO_NEED } from "./confirmation.ts";
+import { asksYes, clausesOf, descriptionAsksYes, IDENTITY, waivesYes } from "./confirmation.ts";
 import { type Passage, passagesOf } from "./markdown.ts";
 import { EVERY_WRITE, spoken, ToolMatcher } from "./scope.ts";
 import { contentWords, isRule, normalised, sameRule } from "./statements.ts";
@@ -157,7 +157,11 @@ function scopeOf(
   passage: Passage,
   matcher: ToolMatcher,
 ): { tools: string[] | null; scope: string } {
-  const text = passage.lead ? `${passage.lead} ${passage.text}` : passage.text;
+  const whole = passage.lead ? `${passage.lead} ${passage.text}` : passage.text;
+  // "…, but no confirmation is needed for looking up an order": an exemption does not scope the rule.
+  const text = clausesOf(whole)
+    .filter((clause) => !waivesYes(clause))
+    .join(" ");
   const own = matcher.mentions(text);
   if (own.named.tools.length > 0) return { tools: own.named.tools, scope: own.named.why };
   // The outermost of several headings is most often the document's title, about no tool in particular.
@@ -205,10 +209,11 @@ function confirmations(
   ];
   for (const { text, scope, why } of sources) {
     for (const clause of clausesOf(text)) {
-      if (!asksYes(clause)) continue;
+      const waives = waivesYes(clause);
+      if (!waives && !asksYes(clause)) continue;
       const m = matcher.mentions(clause);
       const spoken = [...m.named.tools, ...m.writes.tools];
-      if (NO_NEED.test(clause)) {
+      if (waives) {
         for (const name of spoken) if (!Object.hasOwn(exempt, name)) exempt[name] = clause;
         continue;
       }

@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "../../spec/index.ts";
+import { nameWords } from "../tools.ts";
 import {
   inflections,
   nameNouns,
@@ -199,15 +200,19 @@ export class ToolMatcher {
   headingTools(heading: string): string[] {
     const m = this.mentions(heading);
     const acted = [...new Set([...m.named.tools, ...m.writes.tools, ...m.reads.tools])];
+    // Of several tools a heading acts on, those it names most of ("Update default address" is
+    // the default address's tool, not an order address's).
+    if (acted.length > 1) {
+      const scored = this.#tools
+        .filter((t) => acted.includes(t.words.tool.name))
+        .map((t) => ({ t, hits: nameHits(t, heading).hits }));
+      const best = Math.max(...scored.map((s) => s.hits));
+      return scored.filter((s) => s.hits === best).map((s) => s.t.words.tool.name);
+    }
     if (acted.length > 0) return acted;
-    // By nouns: the tools with most of their nouns in the heading, at least half of them; a
+    // By the words of their names: the tools with most of them in the heading, at least half; a
     // heading that fits many tools ("Claims assistant guidelines") is about none in particular.
-    const scored = this.#tools.map((t) => {
-      // "Retail agent policy" is the agent's own policy, not about the transfer-to-agents tool.
-      const nouns = nameNouns(t.words).filter((n) => !ROLE_NOUNS.test(n));
-      const hits = nouns.filter((n) => phrasePattern(nounForms(n))?.test(heading)).length;
-      return { t, hits, enough: nouns.length > 0 && hits * 2 >= nouns.length };
-    });
+    const scored = this.#tools.map((t) => ({ t, ...nameHits(t, heading) }));
     const best = Math.max(0, ...scored.filter((s) => s.enough).map((s) => s.hits));
     const top = scored.filter((s) => s.enough && s.hits === best);
     return best > 0 && top.length <= 3 ? top.map((s) => s.t.words.tool.name) : [];
@@ -219,6 +224,23 @@ export class ToolMatcher {
       .filter((t) => t.words.tool.access === "write" && t.words.tool.role === "normal")
       .map((t) => t.words.tool.name);
   }
+}
+
+/**
+ * How many words of a tool's name a heading says (its nouns, and its verb in any form: "Modify
+ * payment" says two of modify_pending_order_payment's four), and whether that is at least half.
+ */
+function nameHits(t: Matcher, heading: string): { hits: number; enough: boolean } {
+  // "Retail agent policy" is the agent's own policy, not about the transfer-to-agents tool.
+  const nouns = nameNouns(t.words).filter((n) => !ROLE_NOUNS.test(n));
+  const named = nameWords(t.words.tool.name).filter(
+    (w) => w.length > 2 && !nouns.includes(w) && !ROLE_NOUNS.test(w),
+  );
+  const words = [...nouns, ...named];
+  const hits =
+    nouns.filter((n) => phrasePattern(nounForms(n))?.test(heading)).length +
+    named.filter((w) => phrasePattern(inflections(w))?.test(heading)).length;
+  return { hits, enough: words.length > 0 && hits * 2 >= words.length };
 }
 
 /** Nouns every policy uses of the parties to a conversation, which say nothing of a tool. */
@@ -254,7 +276,9 @@ function writeAction(t: Matcher, clause: string): string | null {
     DETERMINERS.has(w2 ?? "") ||
     ((w1 === "or" || w1 === "and") && DETERMINERS.has(w3 ?? ""));
   const imperative = before.every((w) => OPENERS.has(w));
-  return determined || imperative || /ing$/.test(word) ? action[0] : null;
+  // "before you refund", "to refund": a verb with its subject or its "to" is the action itself.
+  const acted = w1 === "you" || w1 === "we" || w1 === "to";
+  return determined || imperative || acted || /ing$/.test(word) ? action[0] : null;
 }
 
 /** A read is spoken of by its action with its noun a few words after ("look up the order"). */

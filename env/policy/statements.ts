@@ -118,7 +118,7 @@ const IMPERATIVES = new Set([
 
 /** Words that make a sentence an obligation, a prohibition or a limit. */
 const DEONTIC =
-  /\b(must|mustn'?t|should|shouldn'?t|shall|need to|needs to|have to|has to|required|requires|require|may not|may only|can only|cannot|can'?t|not allowed|not permitted|is allowed only|are allowed only|never|always|do not|don'?t|make sure|ensure|under no circumstances|it is forbidden|prohibited|only (if|when|after|before|once|for|to|with|within|on|in)|no (\w+ )?(is|are) to be)\b/i;
+  /\b(must|mustn'?t|should|shouldn'?t|shall|need to|needs to|have to|has to|required|requires|require|may not|may only|can only|cannot|can'?t|not allowed|not permitted|is allowed only|are allowed only|never|always|do not|don'?t|make sure|ensure|under no circumstances|it is forbidden|prohibited|only (if|when|after|before|once|for|to|with|within|on|in)|no (\w+ )?(is|are) to be|needs? (a|an|the|their|your)|only\b[^.]{0,60}?\b(can|may)( not)? be)\b/i;
 /** Openers of a condition ("If the order shipped, …"): the rule is in the clause after. */
 const CONDITION = /^(if|when|whenever|once|before|after|unless|for|in case|while|where)\b/i;
 /** Words a sentence may open with before its verb: "Always verify…", "Please ask…". */

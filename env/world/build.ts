@@ -11,7 +11,14 @@ import { uniqueId } from "./ids.ts";
 import { type EntityModel, snake, type ToolModel, type WorldModel } from "./model.ts";
 import { meets } from "./statuses.ts";
 import { Store } from "./store.ts";
-import { datesInOrder, money, personIdentity, valueFor, worldCurrency } from "./values.ts";
+import {
+  datesInOrder,
+  money,
+  personIdentity,
+  valueFor,
+  type Whereabouts,
+  worldCurrency,
+} from "./values.ts";
 
 /** A built world: its records, what the person holds, and the description a row keeps. */
 export interface BuiltWorld {
@@ -52,7 +59,7 @@ export function buildWorld(
   const maker = new RecordMaker(model, new Store(model), rng.fork("records"), worldCurrency(rng));
   const person = maker.person(0);
   const personId = person.record[model.person.idField] as string;
-  maker.catalogs();
+  maker.catalogs(person.identity);
   maker.holdings(person, true);
   for (let n = 1; n <= OTHER_PEOPLE || (size !== undefined && maker.count < size); n++)
     maker.holdings(maker.person(n), false);
@@ -90,17 +97,29 @@ class RecordMaker {
     return { record, identity };
   }
 
-  /** The records nobody owns (products, plans, flights), with their children. */
-  catalogs(): void {
+  /**
+   * The records nobody owns (products, plans, flights), with their children. The first two are
+   * where the person lives, so what they ask about near them (a tariff for their postcode) exists.
+   */
+  catalogs(local: Identity): void {
+    const { zip, city, state, country } = local;
     for (const entity of this.model.entities.values()) {
       if (!entity.catalog || !entity.seeded) continue;
+      // A closed set of ids keeps one free, for a world that duplicates a record of it.
       const n = Math.min(
         CATALOG_SIZE.least + this.rng.int(CATALOG_SIZE.more),
-        entity.idFormat.values?.length ?? Number.POSITIVE_INFINITY,
+        Math.max(1, (entity.idFormat.values?.length ?? Number.POSITIVE_INFINITY) - 1),
       );
-      for (let i = 0; i < n; i++) this.withChildren(entity, undefined, {});
+      for (let i = 0; i < n; i++) {
+        this.#place = i < 2 ? { zip, city, state, country } : null;
+        this.withChildren(entity, undefined, {});
+      }
+      this.#place = null;
     }
   }
+
+  /** Where the catalog record being made is, if it is local to the person. */
+  #place: Whereabouts | null = null;
 
   /** Root records a person owns (orders, accounts…) and their children (items, transactions…). */
   holdings(owner: { record: WorldRecord; identity: Identity }, isSubject: boolean): void {
@@ -108,9 +127,18 @@ class RecordMaker {
     for (const entity of this.model.entities.values()) {
       if (entity.isPerson || entity.parent || entity.catalog || !entity.seeded) continue;
       const n = isSubject ? 2 + this.rng.int(2) : 1 + this.rng.int(2);
-      for (let i = 0; i < n; i++)
+      for (let i = 0; i < n; i++) {
+        // Ids from a closed set run out: records stop while one stays free for a duplicate (the
+        // person keeps at least one).
+        if ((!isSubject || i > 0) && this.#closedSetFull(entity)) break;
         this.withChildren(entity, owner.identity, { [this.model.person.idField]: ownerId });
+      }
     }
+  }
+
+  #closedSetFull(entity: EntityModel): boolean {
+    const values = entity.idFormat.values;
+    return values !== undefined && this.store.count(entity.name) >= values.length - 1;
   }
 
   /** A record and, recursively, the child records that belong to it. */
@@ -147,6 +175,7 @@ class RecordMaker {
       isPerson: entity.isPerson,
       currency: this.currency,
       ...(identity ? { owner: identity } : {}),
+      ...(this.#place ? { place: this.#place } : {}),
     };
     for (const [field, schema] of entity.fields) {
       if (field === childField || field in record) continue;
@@ -158,6 +187,14 @@ class RecordMaker {
       for (const field of rest) record[field] = record[first];
     }
     if (!entity.isPerson) record.status = this.rng.pick(entity.statuses.usable);
+    // Items listed inside the record (not records of their own) add up to its total too.
+    const listed = Object.values(record).find(
+      (v): v is WorldRecord[] =>
+        Array.isArray(v) &&
+        v.length > 0 &&
+        v.every((item) => item !== null && typeof item === "object" && "price" in item),
+    );
+    if (listed) totalOf(record, listed);
     datesInOrder(record);
     return record;
   }

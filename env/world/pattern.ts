@@ -22,6 +22,19 @@ const OPEN_REPEATS = 8;
  * a valid regular expression.
  */
 export function fromPattern(pattern: string): PatternGenerator | null {
+  let generator = GENERATORS.get(pattern);
+  if (generator === undefined) {
+    generator = readPattern(pattern);
+    // Patterns come from specs: a bounded memo, read once and drawn from for every record.
+    if (GENERATORS.size >= 10_000) GENERATORS.clear();
+    GENERATORS.set(pattern, generator);
+  }
+  return generator;
+}
+
+const GENERATORS = new Map<string, PatternGenerator | null>();
+
+function readPattern(pattern: string): PatternGenerator | null {
   const simple = simplePattern(pattern);
   if (simple) return simple;
   let source: RegExp;

@@ -231,3 +231,16 @@ function unindex(
   const at = ids.indexOf(id);
   if (at >= 0) ids.splice(at, 1);
 }
+
+/**
+ * A copy of a record that shares nothing it could change: calls set a record's fields, they never
+ * edit a value inside one, so only object values need copying deeply.
+ */
+export function copyRecord(record: WorldRecord): WorldRecord {
+  const copy: WorldRecord = {};
+  for (const key in record) {
+    const value = record[key];
+    copy[key] = value !== null && typeof value === "object" ? structuredClone(value) : value;
+  }
+  return copy;
+}

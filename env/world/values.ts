@@ -1,5 +1,5 @@
 import type { Rng } from "../rng.ts";
-import { type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
+import { fitDetail, type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
 import { fromPattern } from "./pattern.ts";
 import {
   CARRIERS,
@@ -50,7 +50,15 @@ export interface ValueContext {
   isPerson: boolean;
   currency: string;
   owner?: Identity;
+  /** Where a record without an owner is (a tariff, a store): its zip, city, state and country. */
+  place?: Whereabouts;
 }
+
+/** Where someone or something is: the place details of an identity. */
+export type Whereabouts = Pick<Identity, "zip" | "city" | "state" | "country">;
+
+/** The details of an identity that say where, not who. */
+const PLACE_DETAILS = new Set(["zip", "city", "state", "country"]);
 
 /** A person's identity: names, unique email, phone, date of birth and postal address. */
 export function personIdentity(rng: Rng, serial: number, places?: readonly Place[]): Identity {
@@ -78,6 +86,8 @@ export function valueFor(
     const value = identityValue(detail, ctx.owner, s.pattern);
     if (value !== undefined && (type === undefined || type === "string")) return value;
   }
+  if (ctx.place && detail && PLACE_DETAILS.has(detail) && (type === undefined || type === "string"))
+    return fitDetail(field.toLowerCase(), ctx.place[detail as keyof Whereabouts], s.pattern);
   // What the schema demands comes before what the field's name suggests.
   if (s.pattern && (type === undefined || type === "string")) {
     const generator = fromPattern(s.pattern);

@@ -23,7 +23,7 @@ import { uniqueId } from "./ids.ts";
 import { type EntityModel, type ToolModel, WorldModel } from "./model.ts";
 import { type Outcome, perform, refuse, type WorldAccess } from "./operations.ts";
 import { placeholderReason } from "./placeholders.ts";
-import { Store } from "./store.ts";
+import { copyRecord, Store } from "./store.ts";
 
 /** A tool's answer as the agent sees it: `content` is the tool message; `error` is the refusal's code. */
 export interface ToolAnswer {
@@ -32,9 +32,9 @@ export interface ToolAnswer {
   error?: string;
 }
 
-/** A world's records at a moment, each as JSON, by entity and id. */
+/** A world's records at a moment (copies, never changed), by entity and id. */
 export interface Baseline {
-  readonly records: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  readonly records: ReadonlyMap<string, ReadonlyMap<string, WorldRecord>>;
 }
 
 /** What a world is built from. */
@@ -175,6 +175,11 @@ export class World implements WorldAccess {
   }
 
   /** The world as a row records it (`situation.world_state`), with current record counts. */
+  /** The world's state as built (not a copy: read it, never change it); {@link World.describe} counts records too. */
+  get state(): Readonly<WorldState> {
+    return this.#state;
+  }
+
   describe(): WorldState {
     const state = structuredClone(this.#state);
     for (const entity of this.model.entities.values())
@@ -255,15 +260,15 @@ export class World implements WorldAccess {
   }
 
   /**
-   * The records as they are now, each as JSON, to compare with and start over from; from here on
-   * the store notes which records calls touch.
+   * The records as they are now, copied, to compare with and start over from; from here on the
+   * store notes which records calls touch.
    */
   baseline(): Baseline {
-    const records = new Map<string, Map<string, string>>();
+    const records = new Map<string, Map<string, WorldRecord>>();
     for (const entity of this.model.entities.values()) {
-      const byId = new Map<string, string>();
+      const byId = new Map<string, WorldRecord>();
       for (const record of this.store.all(entity.name))
-        byId.set(String(record[entity.idField]), JSON.stringify(record));
+        byId.set(String(record[entity.idField]), copyRecord(record));
       records.set(entity.name, byId);
     }
     this.store.track();
@@ -274,7 +279,7 @@ export class World implements WorldAccess {
   startOver(baseline: Baseline): World {
     const store = new Store(this.model);
     for (const [entity, byId] of baseline.records)
-      for (const json of byId.values()) store.add(entity, JSON.parse(json) as WorldRecord);
+      for (const record of byId.values()) store.add(entity, copyRecord(record));
     store.track();
     return new World(
       this.agent,
