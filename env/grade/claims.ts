@@ -79,12 +79,7 @@ export interface Claims {
  */
 export function claimsIn(text: string, toolVerbs: readonly string[]): Claims {
   const claims: Claims = { changes: new Set(), done: false, found: false, sentence: "" };
-  const patterns = toolVerbs.map((verb) => ({
-    verb,
-    pattern: changeClaim(
-      `(${(Object.hasOwn(SAME_CHANGE, verb) ? (SAME_CHANGE[verb] as string[]) : [verb]).map(past).join("|")})`,
-    ),
-  }));
+  const patterns = toolVerbs.map((verb) => ({ verb, pattern: claimOf(verb) }));
   for (const sentence of text.replace(/[’‘]/g, "'").split(/(?<=[.!?])\s+|\n+/)) {
     const s = sentence.trim();
     if (s === "" || s.endsWith("?")) continue;
@@ -105,6 +100,21 @@ export function claimsIn(text: string, toolVerbs: readonly string[]): Claims {
   }
   return claims;
 }
+
+/** The pattern of a claim that a tool verb's change was made, built once per verb. */
+function claimOf(verb: string): RegExp {
+  let pattern = CLAIMS.get(verb);
+  if (!pattern) {
+    const forms = Object.hasOwn(SAME_CHANGE, verb) ? (SAME_CHANGE[verb] as string[]) : [verb];
+    pattern = changeClaim(`(${forms.map(past).join("|")})`);
+    // Verbs come from specs: a bounded memo.
+    if (CLAIMS.size >= 10_000) CLAIMS.clear();
+    CLAIMS.set(verb, pattern);
+  }
+  return pattern;
+}
+
+const CLAIMS = new Map<string, RegExp>();
 
 /** Whether a message claims anything at all. */
 export function claimsAnything(claims: Claims): boolean {

@@ -47,8 +47,17 @@ export function outcomeGrade(
   );
   const actual = effects(start, world, composed);
   // The goal's own arguments, or any alternative that would do as well (the other duplicate).
+  // A read replayed on records nothing has changed can read them where they are.
+  const untouched = [...(world.store.touched() ?? [["", new Set([""])]])].every(
+    ([, ids]) => ids.size === 0,
+  );
   const replays = [goal.arguments, ...(goal.alternatives ?? [])].map((args) =>
-    replay(world.startOver(start), goal.tool, args, reads),
+    replay(
+      reads && untouched ? world.freshCalls() : world.startOver(start),
+      goal.tool,
+      args,
+      reads,
+    ),
   );
   const outcomes = replays.map((r) => effects(start, r.world, composed));
   const matched = outcomes.indexOf(actual);

@@ -105,17 +105,21 @@ export function readValue(
   }
   if (identity === "phone" || /(^|_)(phone|mobile|telephone)(_number)?$/.test(key)) {
     // A phone has ten digits or more, or a leading +; a date or an order number is not one.
-    // "the pharmacy phone +1 …" is someone else's number, unless the parameter is that one.
-    const phone = [...clean.matchAll(PHONE)]
-      .filter((m) => !otherOwnersLabel(clean.slice(Math.max(0, m.index - 40), m.index), key))
-      .map((m) => m[0].trim())
-      .filter((m) => !/^\d{4}-\d{2}-\d{2}$/.test(m))
-      .filter(
-        (m) =>
-          m.replace(/\D/g, "").length >= 10 ||
-          (m.startsWith("+") && m.replace(/\D/g, "").length >= 7),
-      )
-      .at(-1);
+    // "the pharmacy phone +1 …" is someone else's number, unless the parameter is that one; for
+    // the pharmacy's phone, the number labelled with "pharmacy" is the one.
+    const before = (m: RegExpExecArray) => clean.slice(Math.max(0, m.index - 40), m.index);
+    const phones = [...clean.matchAll(PHONE)]
+      .filter((m) => !otherOwnersLabel(before(m), key))
+      .filter((m) => !/^\d{4}-\d{2}-\d{2}$/.test(m[0].trim()))
+      .filter((m) => {
+        const digits = m[0].replace(/\D/g, "").length;
+        return digits >= 10 || (m[0].trim().startsWith("+") && digits >= 7);
+      });
+    const owner = key
+      .split("_")
+      .filter((w) => w.length > 2 && !/^(phone|mobile|telephone|number|from)$/.test(w));
+    const labelled = phones.filter((m) => owner.some((w) => before(m).toLowerCase().includes(w)));
+    const phone = (owner.length > 0 && labelled.length > 0 ? labelled : phones).at(-1)?.[0].trim();
     return phone ? { value: fitDetail(key, phone, schema.pattern) } : null;
   }
   if (schema.type === "object" || (schema.type === "array" && schema.items?.type === "object")) {

@@ -195,7 +195,16 @@ export class OfflineUser {
       );
     for (const [pattern, detail] of DETAIL_WORDS) {
       if (!pattern.test(lower)) continue;
-      if (asked.some((a) => identityKey(snake(a)) === detail || snake(a) === detail)) continue;
+      // "the from pharmacy phone" asks for the pharmacy's phone, not also for the person's.
+      if (
+        asked.some(
+          (a) =>
+            identityKey(snake(a)) === detail ||
+            snake(a) === detail ||
+            snake(a).split("_").includes(detail),
+        )
+      )
+        continue;
       if (detail === "address" && asked.some((a) => /address|street/.test(a))) continue;
       asked.push(`__${detail}`);
     }

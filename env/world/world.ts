@@ -275,6 +275,23 @@ export class World implements WorldAccess {
     return { records };
   }
 
+  /**
+   * This world's records with calls, faults and creations fresh: for replaying a read on records
+   * nothing has changed yet, without copying them (a read never changes a record).
+   */
+  freshCalls(): World {
+    return new World(
+      this.agent,
+      this.model,
+      this.situation,
+      this.seed,
+      this.store,
+      this.person,
+      this.#state,
+      scheduleFaults(this.situation),
+    );
+  }
+
   /** A world holding the records of a baseline of this one, its calls, faults and creations fresh. */
   startOver(baseline: Baseline): World {
     const store = new Store(this.model);
