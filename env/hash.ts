@@ -14,3 +14,13 @@ export function canonicalJson(value: unknown): string {
 export function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
+
+/** A 32-bit FNV-1a hash of a string: a quick, stable fingerprint, not a secure one. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}

@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatMessage, SlipKind } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
+import { fnv1a } from "../hash.ts";
 import { agentWrites, isFreeText } from "../people/goal.ts";
 import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
@@ -916,7 +917,9 @@ class ScriptedSession implements AgentSession {
       if (args[param] === undefined && agentWrites(tool, param))
         args[param] = `Customer asked to ${this.#describe(this.#intent ?? tool)}.`;
     }
-    const id = `call_${new Rng(this.#rng.key, "call", String(++this.#calls)).uint32().toString(16).padStart(8, "0")}`;
+    const id = `call_${fnv1a(`${this.#rng.key}/call/${++this.#calls}`)
+      .toString(16)
+      .padStart(8, "0")}`;
     const message: AssistantMessage = {
       role: "assistant",
       content: null,

@@ -14,6 +14,7 @@ import { Store } from "./store.ts";
 import {
   datesInOrder,
   money,
+  orderedPairs,
   personIdentity,
   valueFor,
   type Whereabouts,
@@ -195,11 +196,18 @@ class RecordMaker {
         v.every((item) => item !== null && typeof item === "object" && "price" in item),
     );
     if (listed) totalOf(record, listed);
-    datesInOrder(record);
+    // Records of one entity are made with the same fields, so their date pairs are found once.
+    let pairs = this.#datePairs.get(entity.name);
+    if (!pairs) {
+      pairs = orderedPairs(Object.keys(record));
+      this.#datePairs.set(entity.name, pairs);
+    }
+    datesInOrder(record, pairs);
     return record;
   }
 
   readonly #childFields = new Map<string, string | undefined>();
+  readonly #datePairs = new Map<string, [string, string][]>();
 
   /** The field of an entity's records that lists its children (an order's items), if it has children. */
   #childField(entity: EntityModel): string | undefined {

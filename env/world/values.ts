@@ -128,7 +128,8 @@ export function valueFor(
 /** A value made for a field by its name: chosen once per field, then only drawn. */
 type NameRule = (ctx: ValueContext) => unknown;
 
-const rules = new Map<string, NameRule | null>();
+/** Rules by entity (and whether it is the person's), then by field and format. */
+const rules = new Map<string, Map<string, NameRule | null>>();
 
 /**
  * A plausible value for a field by its name (a phone, a date, an amount, a product…). Which kind
@@ -136,11 +137,19 @@ const rules = new Map<string, NameRule | null>();
  * is worked out once and kept: a world of thousands of records reads no pattern twice.
  */
 function byName(field: string, s: SchemaFragment, ctx: ValueContext): unknown {
-  const key = `${ctx.entity}\u0000${ctx.isPerson}\u0000${field}\u0000${s.format ?? ""}`;
-  let rule = rules.get(key);
+  const owner = ctx.isPerson ? `${ctx.entity}\u0000person` : ctx.entity;
+  let byField = rules.get(owner);
+  if (!byField) {
+    // Entity names come from specs: a bounded memo.
+    if (rules.size >= 5_000) rules.clear();
+    byField = new Map();
+    rules.set(owner, byField);
+  }
+  const key = s.format === undefined ? field : `${field}\u0000${s.format}`;
+  let rule = byField.get(key);
   if (rule === undefined) {
     rule = nameRule(field, s.format, ctx.entity, ctx.isPerson) ?? null;
-    if (rules.size < 50_000) rules.set(key, rule);
+    if (byField.size < 10_000) byField.set(key, rule);
   }
   return rule === null ? undefined : rule(ctx);
 }
@@ -296,8 +305,11 @@ const ORDERED: [RegExp, string][] = [
  * Puts a record's dates in order: an end after its start, a check-out after the check-in, an
  * update after the creation. Dates are swapped, never invented, so values stay those generated.
  */
-export function datesInOrder(record: Record<string, unknown>): void {
-  for (const [first, second] of orderedPairs(Object.keys(record))) {
+export function datesInOrder(
+  record: Record<string, unknown>,
+  pairs: readonly [string, string][] = orderedPairs(Object.keys(record)),
+): void {
+  for (const [first, second] of pairs) {
     const [a, b] = [record[first], record[second]];
     if (
       typeof a === "string" &&
@@ -315,7 +327,7 @@ export function datesInOrder(record: Record<string, unknown>): void {
 const pairsByFields = new Map<string, [string, string][]>();
 
 /** The pairs of a record's fields that must be in order, worked out once per set of field names. */
-function orderedPairs(fields: string[]): [string, string][] {
+export function orderedPairs(fields: string[]): [string, string][] {
   const key = fields.join("\u0000");
   let pairs = pairsByFields.get(key);
   if (pairs) return pairs;
