@@ -35,6 +35,8 @@ interface IntentWords {
   rest: RegExp[];
   wrapped: RegExp | null;
   plural: RegExp | null;
+  /** The tool's own verb in all its forms. */
+  own: ReadonlySet<string>;
 }
 
 const cache = new WeakMap<WorldModel, IntentWords[]>();
@@ -57,6 +59,7 @@ function wordsOf(model: WorldModel): IntentWords[] {
         wrapped: phrasePattern(w.wrapped),
         plural:
           tool.kind === "read_many" ? phrasePattern(nouns.filter((n) => n.endsWith("s"))) : null,
+        own: new Set(inflections(tool.verb)),
       };
     });
   cache.set(model, words);
@@ -133,7 +136,7 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
       // "check" says little; "cancel" or "refund" says what the person wants done.
       if (action) score += GENERIC_VERBS.has(action) ? 1 : 3;
       // The tool's own verb outweighs a synonym another tool shares ("submit" a claim vs create one).
-      if (action && inflections(w.tool.verb).includes(action)) score++;
+      if (action && w.own.has(action)) score++;
       // A request that names the record a tool acts on (its id) is for that tool.
       // A list read by the record it belongs to (a reservation's invoices) is named by that record's id.
       const named = w.tool.idParam
@@ -174,26 +177,34 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
   return scores.sort((a, b) => b.score - a.score);
 }
 
-const vocabularies = new WeakMap<WorldModel, Map<string, string>>();
+/** A spec's words by their sorted letters, the words, and their lengths. */
+const vocabularies = new WeakMap<
+  WorldModel,
+  { byLetters: Map<string, string>; words: Set<string>; lengths: Set<number> }
+>();
 
 /**
  * Mends one-swap typos of the tools' own words ("suspned" → "suspend"), as a reader would. The
  * vocabulary is indexed by each word's letters, so a typo finds its word in one lookup.
  */
 function untypo(text: string, model: WorldModel): string {
-  let index = vocabularies.get(model);
-  if (!index) {
-    index = new Map();
+  let vocabulary = vocabularies.get(model);
+  if (!vocabulary) {
+    const byLetters = new Map<string, string>();
     for (const tool of model.tools.values()) {
       const w = toolWords(tool.tool);
       for (const word of [...snake(tool.tool.name).split("_"), ...w.actions, ...w.nouns])
-        if (/^[a-z]{5,}$/.test(word)) index.set([...word].sort().join(""), word);
+        if (/^[a-z]{5,}$/.test(word)) byLetters.set([...word].sort().join(""), word);
     }
-    vocabularies.set(model, index);
+    const words = new Set(byLetters.values());
+    vocabulary = { byLetters, words, lengths: new Set([...words].map((w) => w.length)) };
+    vocabularies.set(model, vocabulary);
   }
-  const known = index;
+  const { byLetters, words, lengths } = vocabulary;
   return text.replace(/[a-z]{5,}/g, (word) => {
-    const candidate = known.get([...word].sort().join(""));
+    // A swap keeps a word's length: words of other lengths, and the words themselves, are as typed.
+    if (words.has(word) || !lengths.has(word.length)) return word;
+    const candidate = byLetters.get([...word].sort().join(""));
     return candidate !== undefined && oneSwapApart(word, candidate) ? candidate : word;
   });
 }
