@@ -204,7 +204,8 @@ export class Episode {
     this.#openingWriter = opening.writer ?? this.#writer.name;
     this.#misstated = [];
     return {
-      messages: structuredClone(this.#messages),
+      // The episode is over and never changes a message once added, so the row shares them.
+      messages: [...this.#messages],
       tools: this.agent.tools.map(openAITool),
       turn: 0,
     };
@@ -387,7 +388,8 @@ export class Episode {
     const row: Row = {
       id: rowId(this.situation, this.rollout),
       task_id: id,
-      messages: structuredClone(this.#messages),
+      // The episode is over and never changes a message once added, so the row shares them.
+      messages: [...this.#messages],
       tools: this.agent.tools.map(openAITool),
       situation: {
         id,
@@ -424,7 +426,7 @@ export class Episode {
         turns: this.#turns,
         history_turns: this.#historyTurns,
         goal: this.goal,
-        slips: structuredClone(this.#slips),
+        slips: this.#slips.map((slip) => ({ ...slip })),
         errors: [...this.#errors],
       },
       conduct: [],

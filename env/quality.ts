@@ -1,5 +1,6 @@
 import type { ChatMessage, Quality, QualityFigure, Row } from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
+import { parsedJson } from "./grade/parsed.ts";
 import { needsConfirmation } from "./models/reading.ts";
 import { DETAIL_PARAM } from "./models/slots.ts";
 import { awaitsGoAhead } from "./people/phrases.ts";
@@ -224,37 +225,24 @@ function percent(share: number): string {
 }
 
 function errorOf(content: string): string | null {
-  try {
-    const body = JSON.parse(content) as unknown;
-    if (body !== null && typeof body === "object" && "error" in body)
-      return String((body as { error: unknown }).error);
-    return null;
-  } catch {
-    return null;
-  }
+  const body = parsedJson(content);
+  if (body !== null && typeof body === "object" && "error" in body)
+    return String((body as { error: unknown }).error);
+  return null;
 }
 
 /** Whether a read answer lists nothing: its first list is empty. */
 function emptyList(content: string): boolean {
-  try {
-    const body = JSON.parse(content) as unknown;
-    if (Array.isArray(body)) return body.length === 0;
-    if (body === null || typeof body !== "object") return false;
-    const list = Object.values(body).find(Array.isArray) as unknown[] | undefined;
-    return list !== undefined && list.length === 0 && Object.keys(body).length <= 3;
-  } catch {
-    return false;
-  }
+  const body = parsedJson(content);
+  if (Array.isArray(body)) return body.length === 0;
+  if (body === null || typeof body !== "object") return false;
+  const list = Object.values(body).find(Array.isArray) as unknown[] | undefined;
+  return list !== undefined && list.length === 0 && Object.keys(body).length <= 3;
 }
 
 /** Whether a call puts a sentence into an argument that should hold a detail (an id, a name, a code). */
 function sentenceIn(tool: ToolModel, args: string): boolean {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    return false;
-  }
+  const parsed = parsedJson(args);
   if (parsed === null || typeof parsed !== "object") return false;
   const properties = (tool.tool.parameters.properties ?? {}) as Record<
     string,

@@ -4,15 +4,12 @@ import { WorldModel } from "../world/model.ts";
 import { claimsAnything, claimsIn } from "./claims.ts";
 import { around, excerpt, FindingList } from "./evidence.ts";
 import { IdentifierReader, SaidSoFar } from "./identifiers.ts";
+import { parsedJson } from "./parsed.ts";
 
 /** Whether a tool answer reports a failure: an error, or a body that does not parse. */
 export function failedAnswer(content: string): boolean {
-  try {
-    const body = JSON.parse(content) as unknown;
-    return body !== null && typeof body === "object" && "error" in body;
-  } catch {
-    return true;
-  }
+  const body = parsedJson(content);
+  return body === undefined || (body !== null && typeof body === "object" && "error" in body);
 }
 
 /**

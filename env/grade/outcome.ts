@@ -3,6 +3,7 @@ import type { Agent } from "../agent.ts";
 import { AGENT_WRITTEN, composedByAgent } from "../people/goal.ts";
 import { snake } from "../world/model.ts";
 import { type Baseline, createWorld, type World } from "../world/world.ts";
+import { parsedJson } from "./parsed.ts";
 
 /** One check behind a grade, with what it saw. */
 export interface Check {
@@ -177,12 +178,8 @@ function replaceIds(text: string, ids: ReadonlySet<string>, lengths: readonly nu
 
 /** Whether an answer does not parse, or came back partial. */
 function spoiled(content: string): boolean {
-  try {
-    const body = JSON.parse(content) as { warnings?: unknown };
-    return Array.isArray(body.warnings) && body.warnings.length > 0;
-  } catch {
-    return true;
-  }
+  const body = parsedJson(content) as { warnings?: unknown } | null | undefined;
+  return body === undefined || (Array.isArray(body?.warnings) && body.warnings.length > 0);
 }
 
 /** Whether the agent's words carry the facts the read returned (a status, an amount). */
@@ -192,7 +189,7 @@ function toldFacts(content: string, messages: readonly ChatMessage[]): Check {
     .map((m) => m.content as string)
     .join(" ")
     .toLowerCase();
-  const facts = factsOf(JSON.parse(content) as Record<string, unknown>);
+  const facts = factsOf(parsedJson(content) as Record<string, unknown>);
   const missing = facts.filter((f) => !said.includes(f.toLowerCase()));
   return {
     name: "told_facts",
