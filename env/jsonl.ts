@@ -5,6 +5,9 @@ import { type DatasetMeta, DatasetMetaSchema, type Row, RowSchema } from "../spe
 import { readJsonFile, writeFileAtomic } from "./files.ts";
 import { issuesOf, SpecError } from "./spec-error.ts";
 
+/** Rows a dataset file may hold in memory before the run waits for the disk (1 MiB). */
+const WRITE_BUFFER_BYTES = 1 << 20;
+
 /** Where a dataset's parts live: the rows, their sidecar, and the same pair while a run is unfinished. */
 export function datasetPaths(out: string): {
   rows: string;
@@ -131,10 +134,16 @@ export class RowSink {
       paths.partialMeta,
       `${JSON.stringify({ ...meta, rows: kept, complete: false }, null, 2)}\n`,
     );
-    return new RowSink(out, kept, createWriteStream(paths.partial, { flags: "a" }));
+    // A buffer of many rows lets the file catch up while the next rows are made, instead of the
+    // run waiting on the disk every few rows; it is bounded, so memory stays flat.
+    return new RowSink(
+      out,
+      kept,
+      createWriteStream(paths.partial, { flags: "a", highWaterMark: WRITE_BUFFER_BYTES }),
+    );
   }
 
-  /** Appends one row; resolves once it is handed to the file (waits when the stream is full). */
+  /** Appends one row; resolves once it is handed to the file (waits when the buffer is full). */
   async write(row: Row): Promise<void> {
     if (this.#failure) throw this.#failure;
     if (!this.#stream.write(`${JSON.stringify(row)}\n`))

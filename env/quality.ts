@@ -1,8 +1,8 @@
 import type { ChatMessage, Quality, QualityFigure, Row } from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
-import { parsedJson } from "./grade/parsed.ts";
 import { needsConfirmation } from "./models/reading.ts";
 import { DETAIL_PARAM } from "./models/slots.ts";
+import { parsedJson } from "./parsed.ts";
 import { awaitsGoAhead } from "./people/phrases.ts";
 import { snake, type ToolModel, WorldModel } from "./world/model.ts";
 

@@ -1,9 +1,9 @@
 import type { ChatMessage, Goal, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
+import { parsedJson } from "../parsed.ts";
 import { AGENT_WRITTEN, composedByAgent } from "../people/goal.ts";
 import { snake } from "../world/model.ts";
 import { type Baseline, createWorld, type World } from "../world/world.ts";
-import { parsedJson } from "./parsed.ts";
 
 /** One check behind a grade, with what it saw. */
 export interface Check {

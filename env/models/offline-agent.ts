@@ -1,6 +1,7 @@
 import type { AssistantMessage, ChatMessage, SlipKind } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { fnv1a } from "../hash.ts";
+import { parsedJson } from "../parsed.ts";
 import { agentWrites, isFreeText } from "../people/goal.ts";
 import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
@@ -564,14 +565,9 @@ class ScriptedSession implements AgentSession {
     const pending = this.#pending;
     const call = pending?.kind === "call" ? pending : null;
     const tool = call?.tool ?? (this.#intent as ToolModel);
-    let body: Record<string, unknown> | null = null;
-    try {
-      const parsed = JSON.parse(content) as unknown;
-      body =
-        parsed !== null && typeof parsed === "object" ? (parsed as Record<string, unknown>) : null;
-    } catch {
-      body = null;
-    }
+    const parsed = parsedJson(content);
+    const body =
+      parsed !== null && typeof parsed === "object" ? (parsed as Record<string, unknown>) : null;
     const error = body && typeof body.error === "string" ? body.error : null;
     const unreadable = body === null || (Array.isArray(body.warnings) && body.warnings.length > 0);
     const reads = tool.kind === "read_one" || tool.kind === "read_many";

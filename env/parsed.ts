@@ -1,4 +1,4 @@
-/** Texts parsed lately: a row's tool answers and call arguments are read by several checks in turn. */
+/** Texts parsed lately: a tool answer is read by the agent, then by every check of its row. */
 const PARSED = new Map<string, unknown>();
 const REMEMBERED = 512;
 
