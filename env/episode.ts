@@ -266,7 +266,11 @@ export class Episode {
       this.#truncated = true;
       this.#end("turn_limit");
     }
-    const observation: Observation = { messages: structuredClone(added), turn: this.#turns };
+    // Tool and person messages hold only plain fields: a shallow copy keeps the episode's own safe.
+    const observation: Observation = {
+      messages: added.map((message) => ({ ...message })),
+      turn: this.#turns,
+    };
     if (this.#endedBy) observation.ended_by = this.#endedBy;
     return { observation, done: this.#done, truncated: this.#truncated };
   }
