@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { Agent } from "../env/agent.ts";
-import { type Plan, planSituations } from "../env/plan.ts";
+import { Agent, type Plan, planSituations } from "../env/index.ts";
 import { flipOptions, integer, seed } from "./options.ts";
 
 interface PlanFlags {

@@ -1,8 +1,6 @@
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
-import { Agent } from "../env/agent.ts";
-import type { Dataset } from "../env/dataset.ts";
-import { SimulationInterrupted, simulate } from "../env/simulate.ts";
+import { Agent, type Dataset, SimulationInterrupted, simulate } from "../env/index.ts";
 import type { BackendSpec, Quality, QualityFigure } from "../spec/index.ts";
 import { backend, flipOptions, integer, seed, share } from "./options.ts";
 

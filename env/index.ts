@@ -61,9 +61,10 @@ export type {
   SituationWriter,
   UserSession,
   UserSimulator,
+  UserTurn,
 } from "./models/roles.ts";
 export { END_MARKERS, userBrief } from "./people/brief.ts";
-export { offlineUser, type UserTurn } from "./people/offline-user.ts";
+export { offlineUser } from "./people/offline-user.ts";
 export { type Persona, samplePersona } from "./people/persona.ts";
 export {
   DEFAULT_FAULT_RATE,

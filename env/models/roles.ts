@@ -1,9 +1,16 @@
 import type { AssistantMessage, ChatMessage, Situation, SlipKind } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import type { UserTurn } from "../people/offline-user.ts";
 import type { Persona } from "../people/persona.ts";
 import { Rng } from "../rng.ts";
 import type { World } from "../world/world.ts";
+
+/** One turn of the person: what they write, and whether it ends the conversation. */
+export interface UserTurn {
+  content: string;
+  end?: "done" | "gave_up";
+  /** Details the person got wrong on purpose in this turn (a misread number), so checks do not blame the simulator. */
+  misstated?: string[];
+}
 
 /** Everything the simulator side knows about one episode: the spec, the situation, its world and its person. */
 export interface EpisodeSetup {

@@ -2,7 +2,7 @@ import type { ChatMessage } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { IdentifierReader } from "../grade/identifiers.ts";
 import { lookup } from "../lookup.ts";
-import { rolloutSeed, type UserSimulator } from "../models/roles.ts";
+import { rolloutSeed, type UserSimulator, type UserTurn } from "../models/roles.ts";
 import { phrasePattern, toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { identityKey } from "../world/identity.ts";
@@ -14,14 +14,6 @@ import { behaviourOf } from "./stances.ts";
 import { keep, renderStyled } from "./style.ts";
 
 export { openingMessage } from "./opening.ts";
-
-/** One turn of the person: what they write, and whether it ends the conversation. */
-export interface UserTurn {
-  content: string;
-  end?: "done" | "gave_up";
-  /** Details the person got wrong on purpose in this turn (a misread number), so checks do not blame the simulator. */
-  misstated?: string[];
-}
 
 const ROLE_WORDS = new Set([
   "from",
