@@ -162,7 +162,7 @@ export class QualityTally {
 }
 
 /** The warnings a quality report carries: each figure past its bound, and tools planned but never called. */
-export function qualityWarnings(quality: Quality): string[] {
+function qualityWarnings(quality: Quality): string[] {
   const out: string[] = [];
   for (const [name, bound] of Object.entries(QUALITY_BOUNDS) as [
     keyof typeof QUALITY_BOUNDS,

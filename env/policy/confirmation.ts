@@ -3,11 +3,11 @@
  * clear yes", "obtain explicit user confirmation (yes)", "read it back and wait for the guest to
  * agree", "without the customer's explicit agreement", "double-check with the admin".
  */
-export const ASKS_YES =
+const ASKS_YES =
   /\b(confirm(s|ed|ing|ation)?|re-?confirm|(explicit|clear|verbal|express) (yes|agreement|consent|approval|ok|go-?ahead|permission)|(a|the|their|his|her) (clear |explicit )?(yes|ok|go-?ahead)\b|say(s)? yes|agree(s|d|ment)?|consent(s|ed)?|approv(e|es|ed|al)|read (it |them |this |that |the [\w ]{1,30}? )?back|double-?check(s|ed)? with|permission (from|of)|\(?\s*yes\s*\/\s*no\s*\)?|(y\/n))\b/i;
 
 /** A clause saying no go-ahead is needed: "confirmation is not needed for a freeze". */
-export const NO_NEED =
+const NO_NEED =
   /\b(not (needed|required|necessary)|no need|needs? no (separate |explicit )?(confirmation|approval|consent|yes)|needn'?t|need not|does ?n[o']t (need|require)|do ?n[o']t (need|require)|without (asking|confirm\w*|a yes|approval|their (ok|agreement))|unnecessary|no (confirmation|approval|consent) (is )?(needed|required|necessary)|can (be done|proceed|go ahead) (straight away|immediately|at once|directly))\b/i;
 
 /** Words that speak of checking who the person is, as an identity rule does. */

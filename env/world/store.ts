@@ -193,7 +193,7 @@ export class Store {
     const store = new Store(model);
     for (const entity of model.entities.values()) {
       for (const record of collections[entity.collection] ?? [])
-        store.add(entity.name, structuredClone(record));
+        store.add(entity.name, copyRecord(record));
     }
     return store;
   }
