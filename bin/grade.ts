@@ -2,9 +2,9 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { loadDataset } from "../env/dataset.ts";
-import { readTextFile } from "../env/files.ts";
 import type { Grader } from "../env/grade/grade.ts";
-import { messageOf, SpecError } from "../env/spec-error.ts";
+import { messageOf, SpecError } from "../env/util/errors.ts";
+import { readTextFile } from "../env/util/files.ts";
 import type { BackendSpec, GradeReport } from "../spec/index.ts";
 import { backend } from "./options.ts";
 

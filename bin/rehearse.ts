@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --import tsx
 import { Command, CommanderError } from "commander";
-import { SpecError } from "../env/spec-error.ts";
+import { SpecError } from "../env/util/errors.ts";
 import pkg from "../package.json" with { type: "json" };
 import { gradeCommand } from "./grade.ts";
 import { planCommand } from "./plan.ts";

@@ -12,13 +12,13 @@ import {
   ToolSchema,
   type WorldDials,
 } from "../spec/index.ts";
+import { argumentCheck } from "./arguments.ts";
 import { type Axes, buildAxes } from "./axes.ts";
-import { readJsonFile } from "./files.ts";
-import { canonicalJson, sha256 } from "./hash.ts";
 import { type PolicyReading, readPolicy } from "./policy/index.ts";
-import { issuesOf, SpecError, type SpecIssue } from "./spec-error.ts";
 import { normaliseTool } from "./tools.ts";
-import { argumentCheck } from "./world/arguments.ts";
+import { issuesOf, SpecError, type SpecIssue } from "./util/errors.ts";
+import { readJsonFile } from "./util/files.ts";
+import { canonicalJson, sha256 } from "./util/hash.ts";
 
 const TOOL_FORMATS = ["OpenAI chat", "OpenAI responses", "MCP"] as const;
 

@@ -13,8 +13,8 @@ import {
   WORLDS,
 } from "../spec/index.ts";
 import type { ValuePair } from "./covering/index.ts";
-import { lookup } from "./lookup.ts";
-import type { SpecIssue } from "./spec-error.ts";
+import type { SpecIssue } from "./util/errors.ts";
+import { lookup } from "./util/lookup.ts";
 
 /** One value of an axis, with the prose that writers and people are given. */
 export type AxisValue = NamedValue;

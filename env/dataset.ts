@@ -13,7 +13,7 @@ import { attachLabels } from "./grade/agreement.ts";
 import { type GradeOptions, gradeRows } from "./grade/grade.ts";
 import { gradeReport } from "./grade/report.ts";
 import { datasetPaths, readMeta, readRows, writeDataset } from "./jsonl.ts";
-import { SpecError } from "./spec-error.ts";
+import { SpecError } from "./util/errors.ts";
 
 /**
  * The result of a run: its rows (in memory, or streamed from the JSONL file it was written to),

@@ -15,13 +15,13 @@ import { Agent } from "./agent.ts";
 import { conductChecks } from "./grade/conduct.ts";
 import { type Grade, outcomeGrade } from "./grade/outcome.ts";
 import { simulatorChecks } from "./grade/simulator.ts";
-import { canonicalJson, sha256 } from "./hash.ts";
-import { OfflineWriter } from "./models/offline-writer.ts";
-import type { SituationWriter, UserSession, UserSimulator } from "./models/roles.ts";
-import { offlineUser } from "./people/offline-user.ts";
 import { type Persona, samplePersona } from "./people/persona.ts";
-import { issuesOf, messageOf, SpecError, type SpecIssue } from "./spec-error.ts";
+import { offlineUser } from "./roles/offline-user.ts";
+import { OfflineWriter } from "./roles/offline-writer.ts";
+import type { SituationWriter, UserSession, UserSimulator } from "./roles/types.ts";
 import { openAITool } from "./tools.ts";
+import { issuesOf, messageOf, SpecError, type SpecIssue } from "./util/errors.ts";
+import { canonicalJson, sha256 } from "./util/hash.ts";
 import { type Baseline, createWorld, type World } from "./world/world.ts";
 
 /** Assistant messages an episode allows before it is cut off (truncated). */

@@ -1,5 +1,6 @@
 export { Agent } from "./agent.ts";
 export { type Axes, type AxisValue, NO_RULE } from "./axes.ts";
+export { type Backend, familyOf, parseBackend } from "./backends/backend.ts";
 export { PairwiseCounter } from "./coverage.ts";
 export {
   type CoveringArray,
@@ -45,26 +46,7 @@ export {
 export type { Check, Grade } from "./grade/outcome.ts";
 export { gradeReport, passHatK } from "./grade/report.ts";
 export { simulatorChecks } from "./grade/simulator.ts";
-export { assignRoles, FallbackWriter, type RoleChoices, type Roles } from "./models/assign.ts";
-export { type Backend, familyOf, parseBackend } from "./models/backend.ts";
-export { ModelAgent } from "./models/model-agent.ts";
-export { ModelUser } from "./models/model-user.ts";
-export { ModelWriter } from "./models/model-writer.ts";
-export { DEFAULT_SLIP_RATE, OfflineAgent } from "./models/offline-agent.ts";
-export { OfflineWriter } from "./models/offline-writer.ts";
-export type {
-  AgentPolicy,
-  AgentSession,
-  AgentTurn,
-  EpisodeSetup,
-  Opening,
-  SituationWriter,
-  UserSession,
-  UserSimulator,
-  UserTurn,
-} from "./models/roles.ts";
 export { END_MARKERS, userBrief } from "./people/brief.ts";
-export { offlineUser } from "./people/offline-user.ts";
 export { type Persona, samplePersona } from "./people/persona.ts";
 export {
   DEFAULT_FAULT_RATE,
@@ -77,6 +59,24 @@ export {
   type WalkSummary,
 } from "./plan.ts";
 export { Rng, type Seed } from "./rng.ts";
+export { assignRoles, FallbackWriter, type RoleChoices, type Roles } from "./roles/assign.ts";
+export { ModelAgent } from "./roles/model-agent.ts";
+export { ModelUser } from "./roles/model-user.ts";
+export { ModelWriter } from "./roles/model-writer.ts";
+export { DEFAULT_SLIP_RATE, OfflineAgent } from "./roles/offline-agent.ts";
+export { offlineUser } from "./roles/offline-user.ts";
+export { OfflineWriter } from "./roles/offline-writer.ts";
+export type {
+  AgentPolicy,
+  AgentSession,
+  AgentTurn,
+  EpisodeSetup,
+  Opening,
+  SituationWriter,
+  UserSession,
+  UserSimulator,
+  UserTurn,
+} from "./roles/types.ts";
 export {
   DEFAULT_CONCURRENCY,
   playEpisode,
@@ -84,5 +84,5 @@ export {
   SimulationInterrupted,
   simulate,
 } from "./simulate.ts";
-export { SpecError, type SpecIssue } from "./spec-error.ts";
+export { SpecError, type SpecIssue } from "./util/errors.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

@@ -2,8 +2,8 @@ import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { open, rename, rm, stat, truncate } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { type DatasetMeta, DatasetMetaSchema, type Row, RowSchema } from "../spec/index.ts";
-import { readJsonFile, writeFileAtomic } from "./files.ts";
-import { issuesOf, SpecError } from "./spec-error.ts";
+import { issuesOf, SpecError } from "./util/errors.ts";
+import { readJsonFile, writeFileAtomic } from "./util/files.ts";
 
 /** Rows a dataset file may hold in memory before the run waits for the disk (1 MiB). */
 const WRITE_BUFFER_BYTES = 1 << 20;

@@ -13,10 +13,10 @@ import { Agent } from "./agent.ts";
 import { coordinateOf } from "./axes.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { coveringArray } from "./covering/index.ts";
-import { canonicalJson, sha256 } from "./hash.ts";
 import type { PolicyReading } from "./policy/index.ts";
 import { Rng, type Seed } from "./rng.ts";
-import { issuesOf, SpecError } from "./spec-error.ts";
+import { issuesOf, SpecError } from "./util/errors.ts";
+import { canonicalJson, sha256 } from "./util/hash.ts";
 
 /** The cold-start default: one fault cell in ten keeps its fault. */
 export const DEFAULT_FAULT_RATE = 0.1;

@@ -1,10 +1,11 @@
 import type { ChatMessage, Quality, QualityFigure, Row } from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
-import { needsConfirmation } from "./models/reading.ts";
-import { DETAIL_PARAM } from "./models/slots.ts";
-import { parsedJson } from "./parsed.ts";
-import { awaitsGoAhead } from "./people/phrases.ts";
-import { snake, type ToolModel, WorldModel } from "./world/model.ts";
+import { awaitsGoAhead } from "./text/phrases.ts";
+import { needsConfirmation } from "./text/reading.ts";
+import { DETAIL_PARAM } from "./text/slots.ts";
+import { snake } from "./util/names.ts";
+import { parsedJson } from "./util/parsed.ts";
+import { type ToolModel, WorldModel } from "./world/model.ts";
 
 /** The bound each figure should keep on a healthy run; a figure past it is a warning. */
 export const QUALITY_BOUNDS = {

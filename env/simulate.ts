@@ -7,17 +7,17 @@ import { PairwiseCounter } from "./coverage.ts";
 import { Dataset } from "./dataset.ts";
 import { DEFAULT_MAX_TURNS, Episode, fallbackError, rowId } from "./episode.ts";
 import { RowSink } from "./jsonl.ts";
-import { assignRoles, type RoleChoices } from "./models/assign.ts";
-import { DEFAULT_SLIP_RATE } from "./models/offline-agent.ts";
+import { Planner } from "./plan.ts";
+import { QualityTally, touchedSituation } from "./quality.ts";
+import { assignRoles, type RoleChoices } from "./roles/assign.ts";
+import { DEFAULT_SLIP_RATE } from "./roles/offline-agent.ts";
 import {
   type AgentPolicy,
   rolloutSeed,
   type SituationWriter,
   type UserSimulator,
-} from "./models/roles.ts";
-import { Planner } from "./plan.ts";
-import { QualityTally, touchedSituation } from "./quality.ts";
-import { issuesOf, messageOf, SpecError } from "./spec-error.ts";
+} from "./roles/types.ts";
+import { issuesOf, messageOf, SpecError } from "./util/errors.ts";
 
 /** Episodes run at once by default. */
 export const DEFAULT_CONCURRENCY = 4;

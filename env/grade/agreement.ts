@@ -5,7 +5,7 @@ import {
   LabelSchema,
   type Row,
 } from "../../spec/index.ts";
-import { issuesOf, SpecError, type SpecIssue } from "../spec-error.ts";
+import { issuesOf, SpecError, type SpecIssue } from "../util/errors.ts";
 
 /** A reward at or above this passes. */
 export const PASS_THRESHOLD = 0.5;

@@ -1,10 +1,10 @@
 import type { ChatMessage, ConductFinding, Row } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { parsedJson } from "../parsed.ts";
+import { IdentifierReader, SaidSoFar } from "../text/identifiers.ts";
+import { parsedJson } from "../util/parsed.ts";
 import { WorldModel } from "../world/model.ts";
 import { claimsAnything, claimsIn } from "./claims.ts";
 import { around, excerpt, FindingList } from "./evidence.ts";
-import { IdentifierReader, SaidSoFar } from "./identifiers.ts";
 
 /** Whether a tool answer reports a failure: an error, or a body that does not parse. */
 export function failedAnswer(content: string): boolean {

@@ -4,9 +4,9 @@ import {
   type FailureClass,
   type Row,
 } from "../../spec/index.ts";
-import { type Backend, parseBackend } from "../models/backend.ts";
-import { ChatClient } from "../models/chat.ts";
-import { SpecError } from "../spec-error.ts";
+import { type Backend, parseBackend } from "../backends/backend.ts";
+import { ChatClient } from "../backends/chat.ts";
+import { SpecError } from "../util/errors.ts";
 import { DEFAULT_RUBRIC } from "./judges.ts";
 import { transcript } from "./transcript.ts";
 

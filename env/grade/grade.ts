@@ -7,10 +7,10 @@ import {
   type JudgeMeta,
   type Row,
 } from "../../spec/index.ts";
-import { type Backend, familyOf, parseBackend } from "../models/backend.ts";
-import { ChatClient } from "../models/chat.ts";
+import { type Backend, familyOf, parseBackend } from "../backends/backend.ts";
+import { ChatClient } from "../backends/chat.ts";
 import { Rng, type Seed } from "../rng.ts";
-import { messageOf, SpecError } from "../spec-error.ts";
+import { messageOf, SpecError } from "../util/errors.ts";
 import { judgeAgreement, PASS_THRESHOLD } from "./agreement.ts";
 import { decide, isUnsure } from "./decision.ts";
 import { DEFAULT_RUBRIC, JUDGE_VERSION, llmGrade, rubricHash, type Verdict } from "./judges.ts";

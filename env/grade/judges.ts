@@ -5,9 +5,9 @@ import {
   FailureClassSchema,
   type Row,
 } from "../../spec/index.ts";
-import { canonicalJson, sha256 } from "../hash.ts";
-import { parseBackend } from "../models/backend.ts";
-import { ChatClient } from "../models/chat.ts";
+import { parseBackend } from "../backends/backend.ts";
+import { ChatClient } from "../backends/chat.ts";
+import { canonicalJson, sha256 } from "../util/hash.ts";
 import { transcript } from "./transcript.ts";
 
 /** The version of rehearse's judge prompts: a change to them is a new judge. */

@@ -1,8 +1,8 @@
 import type { ChatMessage, Goal, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { parsedJson } from "../parsed.ts";
-import { AGENT_WRITTEN, composedByAgent } from "../people/goal.ts";
-import { snake } from "../world/model.ts";
+import { AGENT_WRITTEN, composedByAgent } from "../text/agent-written.ts";
+import { snake } from "../util/names.ts";
+import { parsedJson } from "../util/parsed.ts";
 import { type Baseline, createWorld, type World } from "../world/world.ts";
 
 /** One check behind a grade, with what it saw. */

@@ -1,10 +1,10 @@
 import type { Row, SimFinding } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { awaitsGoAhead } from "../people/phrases.ts";
+import { IdentifierReader, SaidSoFar } from "../text/identifiers.ts";
+import { awaitsGoAhead } from "../text/phrases.ts";
 import { WorldModel } from "../world/model.ts";
 import { failedAnswer } from "./conduct.ts";
 import { around, excerpt, FindingList } from "./evidence.ts";
-import { IdentifierReader, SaidSoFar } from "./identifiers.ts";
 
 /** Speaking as the assistant or about the simulation. */
 const OUT_OF_CHARACTER = new RegExp(

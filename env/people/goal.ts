@@ -1,11 +1,11 @@
 import type { Goal, PersonDetails, WorldRecord } from "../../spec/index.ts";
-import { lookup } from "../lookup.ts";
-import { DETAIL_PARAM } from "../models/slots.ts";
 import type { Rng } from "../rng.ts";
+import { composedByAgent } from "../text/agent-written.ts";
 import { isVerb } from "../tools.ts";
+import { lookup } from "../util/lookup.ts";
+import { snake } from "../util/names.ts";
 import { detailKey, fitDetail, identityKey } from "../world/identity.ts";
 import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
-import { snake } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { datesInOrder, money, personIdentity, valueFor } from "../world/values.ts";
 import type { World } from "../world/world.ts";
@@ -42,23 +42,6 @@ const VERB_WORDS: Record<string, string> = {
 
 /** The parts of a postal address, which a move changes together. */
 const ADDRESS_PARTS = new Set(["street", "address", "city", "zip", "state", "country"]);
-
-/** Arguments the agent composes itself rather than asking the person for. */
-export const AGENT_WRITTEN =
-  /^(summary|notes?|comment|memo|message|resolution|description|thought|access_notes|special_requests)$/;
-
-/**
- * Whether the agent writes an argument itself (a summary, a resolution note) rather than asking
- * for it; not when the argument is what the tool is for (the note of `add_claim_note`).
- */
-export function agentWrites(tool: { tool: { name: string } }, param: string): boolean {
-  const key = snake(param);
-  if (!AGENT_WRITTEN.test(key)) return false;
-  const subject = key.replace(/s$/, "");
-  return !snake(tool.tool.name)
-    .split("_")
-    .some((word) => word.replace(/s$/, "") === subject);
-}
 
 /**
  * What the person wants from this situation: the call of the situation's tool that would do it,
@@ -431,32 +414,6 @@ export function argumentPhrase(param: string, value: unknown): string {
   if (/subject|title|issue/.test(key)) return `about "${v}"`;
   if (key === "date") return `on ${v}`;
   return `with ${key.replace(/_/g, " ")} ${v}`;
-}
-
-/**
- * Whether the agent composes an argument of a tool itself: a summary or note it writes, or a
- * hand-off's free text (the question, the reason), told from what the person said.
- */
-export function composedByAgent(tool: ToolModel, param: string): boolean {
-  const schema = tool.tool.parameters.properties?.[param] as SchemaFragment | undefined;
-  return agentWrites(tool, param) || (tool.kind === "handoff" && isFreeText(param, schema));
-}
-
-/**
- * Text with no shape that is not a detail (a hand-off's question or reason, not a callback
- * phone): what the agent writes from what it heard.
- */
-export function isFreeText(param: string, schema: SchemaFragment | undefined): boolean {
-  if (!schema) return false;
-  const key = snake(param);
-  return (
-    !DETAIL_PARAM.test(key) &&
-    identityKey(key) === null &&
-    schema.type === "string" &&
-    schema.enum === undefined &&
-    schema.pattern === undefined &&
-    schema.format === undefined
-  );
 }
 
 /** Who a hand-off passes the person to, as they would ask: "a pharmacist", else "a human". */

@@ -1,5 +1,5 @@
-import { lookup } from "../lookup.ts";
 import type { Rng } from "../rng.ts";
+import { lookup } from "../util/lookup.ts";
 import type { Persona } from "./persona.ts";
 import { behaviourOf, pushback } from "./stances.ts";
 import { keep, renderStyled } from "./style.ts";

@@ -1,8 +1,8 @@
 import type { Goal, PersonDetails, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import type { AxisValue } from "../axes.ts";
-import { lookup } from "../lookup.ts";
 import { Rng } from "../rng.ts";
+import { lookup } from "../util/lookup.ts";
 import type { World } from "../world/world.ts";
 import { goalOf, openingRequest } from "./goal.ts";
 import { behaviourOf } from "./stances.ts";

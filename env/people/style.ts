@@ -1,5 +1,5 @@
-import { lookup } from "../lookup.ts";
 import type { Rng } from "../rng.ts";
+import { lookup } from "../util/lookup.ts";
 
 /** How a person writes: the second layer sampled on top of the stance. */
 export interface Style {

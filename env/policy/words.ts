@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../../spec/index.ts";
-import { lookup } from "../lookup.ts";
 import { nameWords, verbOf } from "../tools.ts";
+import { lookup } from "../util/lookup.ts";
 
 /** Verbs people use for the same action as a tool's verb ("move money" for a transfer). */
 const SYNONYMS: Record<string, string[]> = {

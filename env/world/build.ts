@@ -6,9 +6,10 @@ import type {
   WorldState,
 } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
+import { snake } from "../util/names.ts";
 import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
-import { type EntityModel, snake, type ToolModel, type WorldModel } from "./model.ts";
+import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { meets } from "./statuses.ts";
 import { Store } from "./store.ts";
 import {

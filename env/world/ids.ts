@@ -1,6 +1,6 @@
-import { regexLiteral } from "../regex.ts";
 import type { Rng } from "../rng.ts";
-import { SpecError } from "../spec-error.ts";
+import { SpecError } from "../util/errors.ts";
+import { regexLiteral } from "../util/regex.ts";
 import { fromPattern } from "./pattern.ts";
 import { digits, uuid } from "./values.ts";
 

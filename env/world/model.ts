@@ -1,8 +1,9 @@
 import type { ToolDefinition } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { lookup } from "../lookup.ts";
+import { type ArgumentCheck, argumentCheck } from "../arguments.ts";
 import { nameWords, verbOf } from "../tools.ts";
-import { type ArgumentCheck, argumentCheck } from "./arguments.ts";
+import { lookup } from "../util/lookup.ts";
+import { snake } from "../util/names.ts";
 import { identityKey, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, uniquePrefix } from "./ids.ts";
 import {
@@ -264,23 +265,6 @@ const BALANCE_FIELDS = ["balance", "current", "available", "current_balance", "a
 /** An example in a description: "such as W2378156", "e.g. '#W0000000'", "like ACC 4410 2231". */
 const EXAMPLE =
   /(?:such as|e\.g\.,?|for example,?|for instance,?|like|example:|format:?)\s*[`"']?(#?[A-Za-z0-9][A-Za-z0-9_@.#-]*(?: [A-Z0-9]*\d[A-Z0-9]*){0,3})/i;
-
-/** snake_case of a parameter name: `orderId` → `order_id`. */
-export function snake(name: string): string {
-  let snaked = SNAKED.get(name);
-  if (snaked === undefined) {
-    snaked = name
-      .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-      .replace(/-/g, "_")
-      .toLowerCase();
-    // Names come from specs and answers: a bounded memo, as the same few names are read again and again.
-    if (SNAKED.size >= 10_000) SNAKED.clear();
-    SNAKED.set(name, snaked);
-  }
-  return snaked;
-}
-
-const SNAKED = new Map<string, string>();
 
 /** How a tool's name reads: its verb, the nouns it acts on, and the keys it looks up by ("find_user_by_email"). */
 interface NameReading {

@@ -1,9 +1,9 @@
 import type { WorldRecord } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
+import { snake } from "../util/names.ts";
 import { calculate, formatResult } from "./calculator.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import type { EntityModel, Ref, ToolModel, WorldModel } from "./model.ts";
-import { snake } from "./model.ts";
 import { meets } from "./statuses.ts";
 import type { Store } from "./store.ts";
 import { type SchemaFragment, valueFor, WORLD_TODAY } from "./values.ts";

@@ -1,4 +1,4 @@
-import { lookup } from "../lookup.ts";
+import { lookup } from "../util/lookup.ts";
 import { STATUSES } from "./vocabulary.ts";
 
 /**

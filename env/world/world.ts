@@ -10,7 +10,7 @@ import {
 } from "../../spec/index.ts";
 import { Agent } from "../agent.ts";
 import { Rng } from "../rng.ts";
-import { issuesOf, SpecError, type SpecIssue } from "../spec-error.ts";
+import { issuesOf, SpecError, type SpecIssue } from "../util/errors.ts";
 import { buildWorld } from "./build.ts";
 import {
   RESULT_FAULTS,

@@ -3,8 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
-import { SpecError } from "../../env/spec-error.ts";
 import { verbOf } from "../../env/tools.ts";
+import { SpecError } from "../../env/util/errors.ts";
 import type { AgentSpec } from "../../spec/index.ts";
 import { referenceSpec } from "../fixtures/reference-spec.ts";
 

@@ -3,13 +3,14 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
 import { Episode } from "../../env/episode.ts";
-import { composedByAgent } from "../../env/people/goal.ts";
 import { samplePersona } from "../../env/people/persona.ts";
 import { simulate } from "../../env/simulate.ts";
-import { SpecError } from "../../env/spec-error.ts";
+import { composedByAgent } from "../../env/text/agent-written.ts";
+import { SpecError } from "../../env/util/errors.ts";
+import { snake } from "../../env/util/names.ts";
 import { identityKey } from "../../env/world/identity.ts";
 import { createWorld, type World } from "../../env/world/index.ts";
-import { snake, type ToolModel, WorldModel } from "../../env/world/model.ts";
+import { type ToolModel, WorldModel } from "../../env/world/model.ts";
 import type { AgentSpec, Coordinate, Row } from "../../spec/index.ts";
 import { situationOf } from "../fixtures/situations.ts";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
 import { Episode, EpisodeError } from "../../env/episode.ts";
-import { SpecError } from "../../env/spec-error.ts";
+import { SpecError } from "../../env/util/errors.ts";
 import { RowSchema } from "../../spec/index.ts";
 import { financeSpec, referenceSpec } from "../fixtures/reference-spec.ts";
 import { situationOf, withDefaultAxes } from "../fixtures/situations.ts";

@@ -7,10 +7,10 @@ import {
   EpisodeError,
 } from "../../env/episode.ts";
 import { EVIDENCE_CHARS, excerpt, FINDINGS_PER_CHECK } from "../../env/grade/evidence.ts";
-import { EMAIL, IdentifierReader } from "../../env/grade/identifiers.ts";
 import { simulatorChecks } from "../../env/grade/simulator.ts";
-import { argumentsIn, intentOf } from "../../env/models/reading.ts";
-import { SpecError } from "../../env/spec-error.ts";
+import { EMAIL, IdentifierReader } from "../../env/text/identifiers.ts";
+import { argumentsIn, intentOf } from "../../env/text/reading.ts";
+import { SpecError } from "../../env/util/errors.ts";
 import { WorldModel } from "../../env/world/model.ts";
 import { placeholderReason } from "../../env/world/placeholders.ts";
 import { createWorld, World } from "../../env/world/world.ts";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
-import { OfflineAgent } from "../../env/models/offline-agent.ts";
-import { OfflineWriter } from "../../env/models/offline-writer.ts";
-import { needsConfirmation } from "../../env/models/reading.ts";
-import { offlineUser } from "../../env/people/offline-user.ts";
 import { planSituations } from "../../env/plan.ts";
+import { OfflineAgent } from "../../env/roles/offline-agent.ts";
+import { offlineUser } from "../../env/roles/offline-user.ts";
+import { OfflineWriter } from "../../env/roles/offline-writer.ts";
 import { playEpisode } from "../../env/simulate.ts";
+import { needsConfirmation } from "../../env/text/reading.ts";
 import { WorldModel } from "../../env/world/model.ts";
 import type { AssistantMessage, ChatMessage, Row } from "../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../fixtures/reference-spec.ts";

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
+import { familyOf, parseBackend } from "../../../env/backends/backend.ts";
 import { Episode } from "../../../env/episode.ts";
-import { assignRoles } from "../../../env/models/assign.ts";
-import { familyOf, parseBackend } from "../../../env/models/backend.ts";
-import { ModelAgent } from "../../../env/models/model-agent.ts";
-import { personView } from "../../../env/models/model-user.ts";
+import { assignRoles } from "../../../env/roles/assign.ts";
+import { ModelAgent } from "../../../env/roles/model-agent.ts";
+import { personView } from "../../../env/roles/model-user.ts";
 import { simulate } from "../../../env/simulate.ts";
-import { SpecError } from "../../../env/spec-error.ts";
+import { SpecError } from "../../../env/util/errors.ts";
 import { referenceSpec } from "../../fixtures/reference-spec.ts";
 import { situationOf, withDefaultAxes } from "../../fixtures/situations.ts";
 import {

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
-import { IdentifierReader } from "../../../env/grade/identifiers.ts";
-import { OfflineWriter } from "../../../env/models/offline-writer.ts";
 import { userBrief } from "../../../env/people/brief.ts";
-import { OfflineUser } from "../../../env/people/offline-user.ts";
 import { samplePersona } from "../../../env/people/persona.ts";
 import {
   keep,
@@ -14,6 +11,9 @@ import {
   styleTags,
 } from "../../../env/people/style.ts";
 import { Rng } from "../../../env/rng.ts";
+import { OfflineUser } from "../../../env/roles/offline-user.ts";
+import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
+import { IdentifierReader } from "../../../env/text/identifiers.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import type { ChatMessage } from "../../../spec/index.ts";
 import { financeSpec, referenceSpec } from "../../fixtures/reference-spec.ts";

@@ -7,7 +7,7 @@ import { readPolicy } from "../../../env/policy/index.ts";
 import { passagesOf } from "../../../env/policy/markdown.ts";
 import { ToolMatcher } from "../../../env/policy/scope.ts";
 import { contentWords, isRule, sameRule } from "../../../env/policy/statements.ts";
-import { SpecError } from "../../../env/spec-error.ts";
+import { SpecError } from "../../../env/util/errors.ts";
 import type { AgentSpec, ToolDefinition } from "../../../spec/index.ts";
 
 type ToolSketch = string | { name: string; description?: string; properties?: object };

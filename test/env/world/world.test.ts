@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
-import { SpecError } from "../../../env/spec-error.ts";
+import { SpecError } from "../../../env/util/errors.ts";
 import { createWorld, World } from "../../../env/world/index.ts";
 import { WorldSnapshotSchema, WorldStateSchema } from "../../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";

@@ -1,7 +1,7 @@
-import type { Backend } from "./backend.ts";
-import { ChatClient } from "./chat.ts";
+import type { Backend } from "../backends/backend.ts";
+import { ChatClient } from "../backends/chat.ts";
 import { OfflineWriter } from "./offline-writer.ts";
-import type { EpisodeSetup, Opening, SituationWriter } from "./roles.ts";
+import type { EpisodeSetup, Opening, SituationWriter } from "./types.ts";
 
 const SYSTEM = [
   "You write the first message a person sends to a customer service agent, for a simulation that trains agents.",

@@ -1,16 +1,17 @@
 import type { AssistantMessage, ChatMessage, SlipKind } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { fnv1a } from "../hash.ts";
-import { parsedJson } from "../parsed.ts";
-import { agentWrites, isFreeText } from "../people/goal.ts";
 import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
+import { agentWrites, isFreeText } from "../text/agent-written.ts";
+import { intentOf, intentScores, needsConfirmation, wantsHuman } from "../text/reading.ts";
+import { fits, propertiesOf, readValue, spokenName } from "../text/slots.ts";
+import { fnv1a } from "../util/hash.ts";
+import { snake } from "../util/names.ts";
+import { parsedJson } from "../util/parsed.ts";
 import { identityKey } from "../world/identity.ts";
-import { type EntityModel, snake, type ToolModel, WorldModel } from "../world/model.ts";
+import { type EntityModel, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
-import { intentOf, intentScores, needsConfirmation, wantsHuman } from "./reading.ts";
-import type { AgentPolicy, AgentSession, AgentTurn } from "./roles.ts";
-import { fits, propertiesOf, readValue, spokenName } from "./slots.ts";
+import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
 
 /** Share of episodes in which the offline agent makes one of its named slips. */
 export const DEFAULT_SLIP_RATE = 0.25;

@@ -1,7 +1,7 @@
 import type { Agent } from "../agent.ts";
 import { inflections, phrasePattern, toolWords } from "../policy/words.ts";
+import { snake } from "../util/names.ts";
 import type { ToolModel, WorldModel } from "../world/model.ts";
-import { snake } from "../world/model.ts";
 import { QUOTED, readValue } from "./slots.ts";
 
 /** Verbs that say little about the action (every read "gets"); a specific verb outweighs them. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { SpecError } from "./spec-error.ts";
+import { SpecError } from "./errors.ts";
 
 /** Writes a whole file or nothing: a temp file beside it, renamed over it once complete. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {

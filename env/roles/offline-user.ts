@@ -1,19 +1,21 @@
 import type { ChatMessage } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
-import { IdentifierReader } from "../grade/identifiers.ts";
-import { lookup } from "../lookup.ts";
-import { rolloutSeed, type UserSimulator, type UserTurn } from "../models/roles.ts";
+import { personDetail, spokenValue } from "../people/goal.ts";
+import type { Persona } from "../people/persona.ts";
+import { behaviourOf } from "../people/stances.ts";
+import { keep, renderStyled } from "../people/style.ts";
 import { phrasePattern, toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
+import { agentWrites } from "../text/agent-written.ts";
+import { IdentifierReader } from "../text/identifiers.ts";
+import { asksGoAhead, questionsIn } from "../text/phrases.ts";
+import { lookup } from "../util/lookup.ts";
+import { snake } from "../util/names.ts";
 import { identityKey } from "../world/identity.ts";
-import { snake, WorldModel } from "../world/model.ts";
-import { agentWrites, personDetail, spokenValue } from "./goal.ts";
-import type { Persona } from "./persona.ts";
-import { asksGoAhead, questionsIn } from "./phrases.ts";
-import { behaviourOf } from "./stances.ts";
-import { keep, renderStyled } from "./style.ts";
+import { WorldModel } from "../world/model.ts";
+import { rolloutSeed, type UserSimulator, type UserTurn } from "./types.ts";
 
-export { openingMessage } from "./opening.ts";
+export { openingMessage } from "../people/opening.ts";
 
 const ROLE_WORDS = new Set([
   "from",

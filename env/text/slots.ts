@@ -1,9 +1,9 @@
-import { EMAIL } from "../grade/identifiers.ts";
-import { regexLiteral } from "../regex.ts";
+import { snake } from "../util/names.ts";
+import { regexLiteral } from "../util/regex.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
 import type { EntityModel, ToolModel, WorldModel } from "../world/model.ts";
-import { snake } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
+import { EMAIL } from "./identifiers.ts";
 
 /** How a value of a parameter was read, and how sure the reading is. */
 export type Reading = { value: unknown } | null;

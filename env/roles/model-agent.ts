@@ -1,10 +1,10 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { AssistantMessage, ChatMessage, ToolCall } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
+import type { Backend } from "../backends/backend.ts";
+import { ChatClient } from "../backends/chat.ts";
 import { openAITool } from "../tools.ts";
-import type { Backend } from "./backend.ts";
-import { ChatClient } from "./chat.ts";
-import type { AgentPolicy, AgentSession, AgentTurn } from "./roles.ts";
+import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
 
 /** Our messages as the chat API takes them (sampling figures on assistant turns left out). */
 export function toChatParams(messages: readonly ChatMessage[]): ChatCompletionMessageParam[] {

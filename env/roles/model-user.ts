@@ -1,9 +1,9 @@
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ChatMessage } from "../../spec/index.ts";
+import type { Backend } from "../backends/backend.ts";
+import { ChatClient } from "../backends/chat.ts";
 import { END_MARKERS, userBrief } from "../people/brief.ts";
-import type { Backend } from "./backend.ts";
-import { ChatClient } from "./chat.ts";
-import type { EpisodeSetup, UserSession, UserSimulator, UserTurn } from "./roles.ts";
+import type { EpisodeSetup, UserSession, UserSimulator, UserTurn } from "./types.ts";
 
 /**
  * The conversation as the person sees it, role-flipped for a user model (tau-bench's way): the

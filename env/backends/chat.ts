@@ -5,7 +5,7 @@ import type {
 } from "openai/resources/chat/completions";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { ToolCall } from "../../spec/index.ts";
-import { messageOf, SpecError } from "../spec-error.ts";
+import { messageOf, SpecError } from "../util/errors.ts";
 import type { Backend } from "./backend.ts";
 
 /** One call to a chat model. */

@@ -1,10 +1,10 @@
 import type { ChatMessage } from "../../spec/index.ts";
-import { lookup } from "../lookup.ts";
 import { openingMessage } from "../people/opening.ts";
 import { behaviourOf } from "../people/stances.ts";
 import { renderStyled } from "../people/style.ts";
 import { Rng } from "../rng.ts";
-import type { EpisodeSetup, Opening, SituationWriter } from "./roles.ts";
+import { lookup } from "../util/lookup.ts";
+import type { EpisodeSetup, Opening, SituationWriter } from "./types.ts";
 
 /** What an earlier agent said, by history value: a failure, a question left hanging, a promise. */
 const EARLIER_AGENT: Record<string, string> = {

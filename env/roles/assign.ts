@@ -1,11 +1,11 @@
 import type { BackendSpec, Degraded } from "../../spec/index.ts";
-import { offlineUser } from "../people/offline-user.ts";
-import { messageOf, SpecError } from "../spec-error.ts";
-import { type Backend, familyOf, parseBackend } from "./backend.ts";
+import { type Backend, familyOf, parseBackend } from "../backends/backend.ts";
+import { messageOf, SpecError } from "../util/errors.ts";
 import { ModelAgent } from "./model-agent.ts";
 import { ModelUser } from "./model-user.ts";
 import { ModelWriter } from "./model-writer.ts";
 import { DEFAULT_SLIP_RATE, OfflineAgent } from "./offline-agent.ts";
+import { offlineUser } from "./offline-user.ts";
 import { OfflineWriter } from "./offline-writer.ts";
 import type {
   AgentPolicy,
@@ -13,7 +13,7 @@ import type {
   Opening,
   SituationWriter,
   UserSimulator,
-} from "./roles.ts";
+} from "./types.ts";
 
 /** Who plays each role: a backend spec, or a role object of your own. */
 export interface RoleChoices {

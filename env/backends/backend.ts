@@ -1,5 +1,5 @@
 import { type BackendObject, BackendObjectSchema, type BackendSpec } from "../../spec/index.ts";
-import { issuesOf, SpecError } from "../spec-error.ts";
+import { issuesOf, SpecError } from "../util/errors.ts";
 
 /** A parsed backend: where the model is served and how it is called. */
 export interface Backend {
