@@ -1,10 +1,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
-import { loadDataset } from "../env/dataset.ts";
-import type { Grader } from "../env/grade/grade.ts";
-import { messageOf, SpecError } from "../env/util/errors.ts";
-import { readTextFile } from "../env/util/files.ts";
+import { type Grader, InputError, loadDataset, messageOf, readTextFile } from "../env/index.ts";
 import type { BackendSpec, GradeReport } from "../spec/index.ts";
 import { backend } from "./options.ts";
 
@@ -47,7 +44,7 @@ export function gradeCommand(program: Command): void {
     .option("--json", "print the report as JSON")
     .action(async (path: string, flags: GradeFlags) => {
       if ((flags.grader === undefined) === (flags.judge === undefined)) {
-        throw new SpecError("grade flags", [
+        throw new InputError("grade flags", [
           { path: "", message: "expected exactly one of --grader <module> or --judge <backend>" },
         ]);
       }
@@ -82,13 +79,13 @@ async function graderFrom(path: string): Promise<Grader> {
   try {
     module = (await import(pathToFileURL(resolve(path)).href)) as typeof module;
   } catch (error) {
-    throw new SpecError("--grader", [
+    throw new InputError("--grader", [
       { path: "", message: `cannot load the module ${path}: ${messageOf(error)}` },
     ]);
   }
   const grader = module.default ?? module.grade;
   if (typeof grader !== "function") {
-    throw new SpecError(path, [
+    throw new InputError(path, [
       {
         path: "default",
         message:
@@ -109,7 +106,7 @@ async function readJsonLines(path: string): Promise<unknown[]> {
       try {
         return JSON.parse(line) as unknown;
       } catch (error) {
-        throw new SpecError(`${path}:${n + 1}`, [
+        throw new InputError(`${path}:${n + 1}`, [
           { path: "", message: `expected a JSON label: ${(error as Error).message}` },
         ]);
       }

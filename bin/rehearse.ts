@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --import tsx
 import { Command, CommanderError } from "commander";
-import { SpecError } from "../env/util/errors.ts";
+import { InputError } from "../env/index.ts";
 import pkg from "../package.json" with { type: "json" };
 import { gradeCommand } from "./grade.ts";
 import { planCommand } from "./plan.ts";
@@ -28,7 +28,7 @@ try {
 } catch (error) {
   if (error instanceof CommanderError) {
     process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.invalidInput;
-  } else if (error instanceof SpecError) {
+  } else if (error instanceof InputError) {
     process.stderr.write(`rehearse: ${error.message}\n`);
     process.exitCode = EXIT.invalidInput;
   } else {

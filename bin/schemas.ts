@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { writeFileAtomic } from "../env/util/files.ts";
+import { writeFileAtomic } from "../env/index.ts";
 import { jsonSchemas } from "../spec/index.ts";
 
 /** The JSON Schema files for every top-level contract: file name → content. */

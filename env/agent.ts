@@ -16,7 +16,7 @@ import { argumentCheck } from "./arguments.ts";
 import { type Axes, buildAxes } from "./axes.ts";
 import { type PolicyReading, readPolicy } from "./policy/index.ts";
 import { normaliseTool } from "./tools.ts";
-import { issuesOf, SpecError, type SpecIssue } from "./util/errors.ts";
+import { type InputIssue, issuesOf, SpecError } from "./util/errors.ts";
 import { readJsonFile } from "./util/files.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
 
@@ -77,7 +77,9 @@ export class Agent {
   static from(input: unknown, source = "agent spec"): Agent {
     if (input instanceof Agent) return input;
     const shape = AgentSpecSchema.safeParse(input);
-    const issues: SpecIssue[] = shape.success ? [] : issuesOf(shape.error, input, chooseToolFormat);
+    const issues: InputIssue[] = shape.success
+      ? []
+      : issuesOf(shape.error, input, chooseToolFormat);
     const { spec, toolAt, ruleAt } = validParts(input);
     const tools = withRoles(spec.tools, spec.tool_roles ?? {}, issues);
     spec.tools.forEach((raw, n) => {
@@ -201,7 +203,7 @@ function validParts(input: unknown): Parts {
 function withRoles(
   inputs: readonly ToolInput[],
   roles: Record<string, ToolRole>,
-  issues: SpecIssue[],
+  issues: InputIssue[],
 ): ToolDefinition[] {
   const tools = inputs.map(normaliseTool);
   const names = new Set(tools.map((t) => t.name));
@@ -225,8 +227,8 @@ function schemaPath(input: ToolInput): string {
 }
 
 /** A parameter schema that does not compile, or requires what it does not declare, is refused now, not mid-run. */
-function schemaProblems(tool: ToolDefinition, path: string): SpecIssue[] {
-  const problems: SpecIssue[] = [];
+function schemaProblems(tool: ToolDefinition, path: string): InputIssue[] {
+  const problems: InputIssue[] = [];
   try {
     argumentCheck(tool.parameters);
   } catch (error) {

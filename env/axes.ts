@@ -13,7 +13,7 @@ import {
   WORLDS,
 } from "../spec/index.ts";
 import type { ValuePair } from "./covering/index.ts";
-import type { SpecIssue } from "./util/errors.ts";
+import type { InputIssue } from "./util/errors.ts";
 import { lookup } from "./util/lookup.ts";
 
 /** One value of an axis, with the prose that writers and people are given. */
@@ -33,7 +33,7 @@ export interface AxesResult {
   axes: Axes;
   /** Pairs of values that never share a situation: the spec's own and those implied by rule scopes. */
   forbidden: ForbiddenPair[];
-  issues: SpecIssue[];
+  issues: InputIssue[];
 }
 
 /**
@@ -45,7 +45,7 @@ export function buildAxes(
   rules: Rule[],
   override: AxesOverride = {},
 ): AxesResult {
-  const issues: SpecIssue[] = [];
+  const issues: InputIssue[] = [];
   const axes: Axes = {
     tool: tools.map((t) => ({ name: t.name, description: t.description || `the ${t.name} tool` })),
     rule: rules.length > 0 ? rules.map((r) => ({ name: r.id, description: r.text })) : [NO_RULE],

@@ -13,7 +13,7 @@ import { attachLabels } from "./grade/agreement.ts";
 import { type GradeOptions, gradeRows } from "./grade/grade.ts";
 import { gradeReport } from "./grade/report.ts";
 import { datasetPaths, readMeta, readRows, writeDataset } from "./jsonl.ts";
-import { SpecError } from "./util/errors.ts";
+import { InputError } from "./util/errors.ts";
 
 /**
  * The result of a run: its rows (in memory, or streamed from the JSONL file it was written to),
@@ -126,7 +126,7 @@ export async function loadDataset(path: string): Promise<Dataset> {
     () => false,
   );
   if (!readable)
-    throw new SpecError(path, [
+    throw new InputError(path, [
       { path: "", message: "cannot read the file: it does not exist or is not a file" },
     ]);
   // A partial file's sidecar cannot know how many rows a killed run got to write: count them.

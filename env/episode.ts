@@ -20,7 +20,7 @@ import { offlineUser } from "./roles/offline-user.ts";
 import { OfflineWriter } from "./roles/offline-writer.ts";
 import type { SituationWriter, UserSession, UserSimulator } from "./roles/types.ts";
 import { openAITool } from "./tools.ts";
-import { issuesOf, messageOf, SpecError, type SpecIssue } from "./util/errors.ts";
+import { InputError, type InputIssue, issuesOf, messageOf } from "./util/errors.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
 import { type Baseline, createWorld, type World } from "./world/world.ts";
 
@@ -41,12 +41,12 @@ export interface EpisodeOptions {
   maxTurns?: number;
   /**
    * Tool calls one assistant message may make (default {@link DEFAULT_MAX_TOOL_CALLS}); a message
-   * with more is refused with a {@link SpecError} naming `tool_calls`, and nothing of it runs.
+   * with more is refused with a {@link InputError} naming `tool_calls`, and nothing of it runs.
    */
   maxToolCalls?: number;
   /**
    * Bytes one assistant message may take as JSON, its content, tool calls and all (default
-   * {@link DEFAULT_MAX_MESSAGE_BYTES}); a larger one is refused with a {@link SpecError}.
+   * {@link DEFAULT_MAX_MESSAGE_BYTES}); a larger one is refused with a {@link InputError}.
    */
   maxMessageBytes?: number;
   /** The backend playing the agent, as the row records it. */
@@ -214,7 +214,7 @@ export class Episode {
   /**
    * Takes the agent's message; answers its tool calls from the world, or lets the person reply. A
    * message the episode cannot take (malformed, over the limits, reusing a tool-call id) is refused
-   * with a {@link SpecError} before any of it runs, and the episode stays where it was.
+   * with a {@link InputError} before any of it runs, and the episode stays where it was.
    */
   async step(message: unknown, slip?: { kind: SlipKind; detail: string }): Promise<StepResult> {
     this.#mustBeIdle("step");
@@ -222,10 +222,10 @@ export class Episode {
     if (!world) throw new EpisodeError("step before reset: call reset() first");
     if (this.#done) throw new EpisodeError("the episode is over: call reset() to start another");
     const parsed = AssistantMessageSchema.safeParse(message);
-    if (!parsed.success) throw new SpecError("assistant message", issuesOf(parsed.error, message));
+    if (!parsed.success) throw new InputError("assistant message", issuesOf(parsed.error, message));
     const assistant: AssistantMessage = parsed.data;
     const problems = this.#refusals(assistant);
-    if (problems.length > 0) throw new SpecError("assistant message", problems);
+    if (problems.length > 0) throw new InputError("assistant message", problems);
     this.#running = "step";
     try {
       return await this.#step(world, assistant, slip);
@@ -276,9 +276,9 @@ export class Episode {
   }
 
   /** Why a well-formed message cannot be taken: over the episode's limits, or a tool-call id used before. */
-  #refusals(assistant: AssistantMessage): SpecIssue[] {
+  #refusals(assistant: AssistantMessage): InputIssue[] {
     const calls = assistant.tool_calls ?? [];
-    const problems: SpecIssue[] = [];
+    const problems: InputIssue[] = [];
     if (calls.length > this.maxToolCalls)
       problems.push({
         path: "tool_calls",

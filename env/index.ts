@@ -84,5 +84,12 @@ export {
   SimulationInterrupted,
   simulate,
 } from "./simulate.ts";
-export { SpecError, type SpecIssue } from "./util/errors.ts";
+export {
+  BackendError,
+  InputError,
+  type InputIssue,
+  messageOf,
+  SpecError,
+} from "./util/errors.ts";
+export { readJsonFile, readTextFile, writeFileAtomic } from "./util/files.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream, type WriteStream } from "node:fs";
 import { open, rename, rm, stat, truncate } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { type DatasetMeta, DatasetMetaSchema, type Row, RowSchema } from "../spec/index.ts";
-import { issuesOf, SpecError } from "./util/errors.ts";
+import { InputError, issuesOf } from "./util/errors.ts";
 import { readJsonFile, writeFileAtomic } from "./util/files.ts";
 
 /** Rows a dataset file may hold in memory before the run waits for the disk (1 MiB). */
@@ -28,7 +28,7 @@ export async function readMeta(path: string): Promise<DatasetMeta | null> {
   const json = await readJsonFile(path, { optional: true });
   if (json === undefined) return null;
   const parsed = DatasetMetaSchema.safeParse(json);
-  if (!parsed.success) throw new SpecError(path, issuesOf(parsed.error, json));
+  if (!parsed.success) throw new InputError(path, issuesOf(parsed.error, json));
   return parsed.data;
 }
 
@@ -67,12 +67,12 @@ function parseRow(text: string, path: string, line: number): Row {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new SpecError(`${path}:${line}`, [
+    throw new InputError(`${path}:${line}`, [
       { path: "", message: `expected a JSON row: ${(error as Error).message}` },
     ]);
   }
   const parsed = RowSchema.safeParse(json);
-  if (!parsed.success) throw new SpecError(`${path}:${line}`, issuesOf(parsed.error, json));
+  if (!parsed.success) throw new InputError(`${path}:${line}`, issuesOf(parsed.error, json));
   return parsed.data;
 }
 
@@ -125,7 +125,7 @@ export class RowSink {
     const before = resume ? await readMeta(paths.partialMeta) : null;
     if (before && (await exists(paths.partial))) {
       const mismatch = differences(before, meta);
-      if (mismatch.length > 0) throw new SpecError(`cannot resume ${paths.partial}`, mismatch);
+      if (mismatch.length > 0) throw new InputError(`cannot resume ${paths.partial}`, mismatch);
       await truncate(paths.partial, await completeLength(paths.partial));
       for await (const row of readRows(paths.partial)) onKept(row, kept++);
     }

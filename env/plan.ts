@@ -15,7 +15,7 @@ import { PairwiseCounter } from "./coverage.ts";
 import { coveringArray } from "./covering/index.ts";
 import type { PolicyReading } from "./policy/index.ts";
 import { Rng, type Seed } from "./rng.ts";
-import { issuesOf, SpecError } from "./util/errors.ts";
+import { InputError, issuesOf, SpecError } from "./util/errors.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
 
 /** The cold-start default: one fault cell in ten keeps its fault. */
@@ -110,7 +110,7 @@ export class Planner {
   constructor(spec: unknown, options: PlanOptions = {}) {
     this.agent = Agent.from(spec);
     const parsed = PlanOptionsSchema.safeParse(options);
-    if (!parsed.success) throw new SpecError("plan options", issuesOf(parsed.error, options));
+    if (!parsed.success) throw new InputError("plan options", issuesOf(parsed.error, options));
     const agent = this.agent;
     this.seed = parsed.data.seed ?? agent.world.seed ?? 0;
     this.faultRate = parsed.data.faultRate ?? agent.world.fault_rate ?? DEFAULT_FAULT_RATE;

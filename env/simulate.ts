@@ -17,7 +17,7 @@ import {
   type SituationWriter,
   type UserSimulator,
 } from "./roles/types.ts";
-import { issuesOf, messageOf, SpecError } from "./util/errors.ts";
+import { InputError, issuesOf, messageOf } from "./util/errors.ts";
 
 /** Episodes run at once by default. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -77,7 +77,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     ...plain
   } = options;
   const parsed = SimulateOptionsSchema.safeParse(plain);
-  if (!parsed.success) throw new SpecError("simulate options", issuesOf(parsed.error, plain));
+  if (!parsed.success) throw new InputError("simulate options", issuesOf(parsed.error, plain));
   const o = parsed.data;
   const roles = assignRoles({
     agent: agentChoice,
@@ -149,7 +149,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     const next = situations.next();
     const expected = next.done ? undefined : rowId(next.value.situation, next.value.rollout);
     if (row.id !== expected) {
-      throw new SpecError(`cannot resume ${o.out}.partial`, [
+      throw new InputError(`cannot resume ${o.out}.partial`, [
         {
           path: `row ${index + 1}`,
           message: `holds ${row.id}, but this run plans ${expected ?? "no more rows"} there`,
@@ -412,7 +412,7 @@ async function agentOf(target: unknown): Promise<Agent> {
     )
   )
     return Agent.load(target);
-  throw new SpecError("simulate target", [
+  throw new InputError("simulate target", [
     {
       path: "",
       message: `"${target.slice(0, 60)}" is not a spec file; drafting an agent from a sentence is not available yet, so pass a spec object or a path to a JSON spec`,

@@ -1,5 +1,5 @@
 import { type BackendObject, BackendObjectSchema, type BackendSpec } from "../../spec/index.ts";
-import { issuesOf, SpecError } from "../util/errors.ts";
+import { InputError, issuesOf } from "../util/errors.ts";
 
 /** A parsed backend: where the model is served and how it is called. */
 export interface Backend {
@@ -27,7 +27,7 @@ export function parseBackend(spec: BackendSpec | undefined, role: string): Backe
   if (spec === undefined || spec === "offline") return offline();
   if (typeof spec === "string") return fromString(spec, role);
   const parsed = BackendObjectSchema.safeParse(spec);
-  if (!parsed.success) throw new SpecError(`${role} backend`, issuesOf(parsed.error, spec));
+  if (!parsed.success) throw new InputError(`${role} backend`, issuesOf(parsed.error, spec));
   return fromObject(parsed.data, role);
 }
 
@@ -57,7 +57,7 @@ function fromString(spec: string, role: string): Backend {
       `${served[1]}@${baseURL}`,
     );
   }
-  throw new SpecError(`${role} backend`, [
+  throw new InputError(`${role} backend`, [
     { path: role, message: `"${spec}" is not a backend; expected ${FORMS}` },
   ]);
 }
@@ -65,14 +65,14 @@ function fromString(spec: string, role: string): Backend {
 function fromObject(spec: BackendObject, role: string): Backend {
   if (spec.provider === "offline") return offline();
   if (!spec.model)
-    throw new SpecError(`${role} backend`, [
+    throw new InputError(`${role} backend`, [
       {
         path: `${role}.model`,
         message: `expected the model's name for provider "${spec.provider}"`,
       },
     ]);
   if (spec.provider === "openai-compatible" && !spec.baseURL) {
-    throw new SpecError(`${role} backend`, [
+    throw new InputError(`${role} backend`, [
       {
         path: `${role}.baseURL`,
         message:

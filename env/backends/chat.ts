@@ -5,7 +5,7 @@ import type {
 } from "openai/resources/chat/completions";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { ToolCall } from "../../spec/index.ts";
-import { messageOf, SpecError } from "../util/errors.ts";
+import { InputError, messageOf } from "../util/errors.ts";
 import type { Backend } from "./backend.ts";
 
 /** One call to a chat model. */
@@ -48,7 +48,7 @@ export class ChatClient {
     const keyEnv = backend.apiKeyEnv ?? "OPENAI_API_KEY";
     const key = process.env[keyEnv];
     if (!key && (backend.provider === "openai" || backend.apiKeyEnv)) {
-      throw new SpecError(`${role} backend`, [
+      throw new InputError(`${role} backend`, [
         {
           path: role,
           message: `${backend.name} needs an API key in the environment variable ${keyEnv}`,

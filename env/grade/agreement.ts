@@ -5,7 +5,7 @@ import {
   LabelSchema,
   type Row,
 } from "../../spec/index.ts";
-import { issuesOf, SpecError, type SpecIssue } from "../util/errors.ts";
+import { InputError, type InputIssue, issuesOf } from "../util/errors.ts";
 
 /** A reward at or above this passes. */
 export const PASS_THRESHOLD = 0.5;
@@ -23,7 +23,7 @@ export function attachLabels(
   options: { kind: Label["kind"] },
 ): number {
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const issues: SpecIssue[] = [];
+  const issues: InputIssue[] = [];
   const ready: { row: Row; label: Label }[] = [];
   labels.forEach((input, n) => {
     const raw = (input ?? {}) as Record<string, unknown>;
@@ -43,7 +43,7 @@ export function attachLabels(
     }
     ready.push({ row, label: parsed.data });
   });
-  if (issues.length > 0) throw new SpecError("labels", issues);
+  if (issues.length > 0) throw new InputError("labels", issues);
   for (const { row, label } of ready) row.labels = [...(row.labels ?? []), label];
   return ready.length;
 }

@@ -6,7 +6,7 @@ import {
 } from "../../spec/index.ts";
 import { type Backend, parseBackend } from "../backends/backend.ts";
 import { ChatClient } from "../backends/chat.ts";
-import { SpecError } from "../util/errors.ts";
+import { InputError } from "../util/errors.ts";
 import { DEFAULT_RUBRIC } from "./judges.ts";
 import { transcript } from "./transcript.ts";
 
@@ -144,7 +144,7 @@ export async function decisionJudge(
 ): Promise<Decision & { confidence: number; unsure: boolean }> {
   const backend = parseBackend(options.spec, "judge");
   if (backend.provider !== "typesafe")
-    throw new SpecError("judge", [
+    throw new InputError("judge", [
       {
         path: "spec",
         message: `expected a decision model ("typesafe:<model>"), got ${backend.name}`,

@@ -10,7 +10,7 @@ import {
 import { type Backend, familyOf, parseBackend } from "../backends/backend.ts";
 import { ChatClient } from "../backends/chat.ts";
 import { Rng, type Seed } from "../rng.ts";
-import { messageOf, SpecError } from "../util/errors.ts";
+import { InputError, messageOf } from "../util/errors.ts";
 import { judgeAgreement, PASS_THRESHOLD } from "./agreement.ts";
 import { decide, isUnsure } from "./decision.ts";
 import { DEFAULT_RUBRIC, JUDGE_VERSION, llmGrade, rubricHash, type Verdict } from "./judges.ts";
@@ -47,7 +47,7 @@ export interface GradeOptions {
  */
 export async function gradeRows(rows: Row[], options: GradeOptions): Promise<GradeReport> {
   if ((options.grader === undefined) === (options.spec === undefined)) {
-    throw new SpecError("grade options", [
+    throw new InputError("grade options", [
       {
         path: "",
         message: "expected exactly one of grader (a function) or spec (a judge backend)",
@@ -131,7 +131,7 @@ function checked(result: unknown, id: string): Verdict {
 function backendJudge(options: GradeOptions, rows: Row[], warnings: string[]): Judge {
   const backend = parseBackend(options.spec, "judge");
   if (backend.provider === "offline") {
-    throw new SpecError("grade options", [
+    throw new InputError("grade options", [
       {
         path: "spec",
         message:

@@ -1,6 +1,6 @@
 import type { BackendSpec, Degraded } from "../../spec/index.ts";
 import { type Backend, familyOf, parseBackend } from "../backends/backend.ts";
-import { messageOf, SpecError } from "../util/errors.ts";
+import { InputError, messageOf } from "../util/errors.ts";
 import { ModelAgent } from "./model-agent.ts";
 import { ModelUser } from "./model-user.ts";
 import { ModelWriter } from "./model-writer.ts";
@@ -72,7 +72,7 @@ export function assignRoles(choices: RoleChoices): Roles {
     }
     backends[role] = backend;
   }
-  if (problems.length > 0) throw new SpecError("roles", problems);
+  if (problems.length > 0) throw new InputError("roles", problems);
 
   const fetchOption = choices.fetch ? { fetch: choices.fetch } : {};
   const agent = backends.agent

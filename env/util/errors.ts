@@ -1,21 +1,46 @@
 import type { z } from "zod";
 
 /** One problem in an input, at a field path such as `tools[2].function.name`. */
-export interface SpecIssue {
+export interface InputIssue {
   path: string;
   message: string;
 }
 
-/** An input refused before anything ran, with every problem found in it. */
-export class SpecError extends Error {
-  readonly issues: SpecIssue[];
+/**
+ * An input refused before anything ran (options, flags, a file, a message, a backend spec), with
+ * every problem found in it. The CLI exits 2 on it; the server answers it as a bad request.
+ */
+export class InputError extends Error {
+  override name = "InputError";
+  readonly issues: InputIssue[];
 
-  constructor(what: string, issues: SpecIssue[]) {
+  constructor(
+    readonly what: string,
+    issues: InputIssue[],
+  ) {
     const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
     const lines = issues.map((i) => `  ✖ ${i.path || "(top level)"}: ${i.message}`);
     super(`${what} is invalid (${count}):\n${lines.join("\n")}`);
-    this.name = "SpecError";
     this.issues = issues;
+  }
+}
+
+/** An agent spec refused: its tools, policy, axes or world dials. */
+export class SpecError extends InputError {
+  override name = "SpecError";
+}
+
+/**
+ * A model backend that failed when called (after its retries): an HTTP error, a timeout, a
+ * reply with no usable answer. Not the caller's input: the same call may work later.
+ */
+export class BackendError extends Error {
+  override name = "BackendError";
+  constructor(
+    readonly backend: string,
+    message: string,
+  ) {
+    super(`${backend}: ${message}`);
   }
 }
 
@@ -37,8 +62,8 @@ export function issuesOf(
   error: z.ZodError,
   input: unknown,
   choose?: UnionBranchChooser,
-): SpecIssue[] {
-  const out: SpecIssue[] = [];
+): InputIssue[] {
+  const out: InputIssue[] = [];
   const visit = (issues: readonly z.core.$ZodIssue[], prefix: readonly PropertyKey[]) => {
     for (const issue of issues) {
       const path = [...prefix, ...issue.path];

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { SpecError } from "./errors.ts";
+import { InputError } from "./errors.ts";
 
 /** Writes a whole file or nothing: a temp file beside it, renamed over it once complete. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
@@ -16,7 +16,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
 }
 
-/** Reads a text file; an unreadable file is a {@link SpecError} naming it and, when given, what it was for. */
+/** Reads a text file; an unreadable file is a {@link InputError} naming it and, when given, what it was for. */
 export async function readTextFile(path: string, what = path): Promise<string> {
   try {
     return await readFile(path, "utf8");
@@ -25,14 +25,14 @@ export async function readTextFile(path: string, what = path): Promise<string> {
   }
 }
 
-function unreadable(path: string, what: string, error: unknown): SpecError {
-  return new SpecError(what, [
+function unreadable(path: string, what: string, error: unknown): InputError {
+  return new InputError(what, [
     { path: "", message: `cannot read ${path}: ${(error as Error).message}` },
   ]);
 }
 
 /**
- * Reads and parses a JSON file; an unreadable file or bad JSON is a {@link SpecError} naming the
+ * Reads and parses a JSON file; an unreadable file or bad JSON is a {@link InputError} naming the
  * file. With `optional`, a file that does not exist is `undefined` instead.
  */
 export async function readJsonFile(
@@ -49,7 +49,7 @@ export async function readJsonFile(
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SpecError(path, [
+    throw new InputError(path, [
       { path: "", message: `expected JSON: ${(error as Error).message}` },
     ]);
   }

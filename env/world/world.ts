@@ -10,7 +10,7 @@ import {
 } from "../../spec/index.ts";
 import { Agent } from "../agent.ts";
 import { Rng } from "../rng.ts";
-import { issuesOf, SpecError, type SpecIssue } from "../util/errors.ts";
+import { InputError, type InputIssue, issuesOf } from "../util/errors.ts";
 import { buildWorld } from "./build.ts";
 import {
   RESULT_FAULTS,
@@ -208,16 +208,16 @@ export class World implements WorldAccess {
    * A world rebuilt from a snapshot, with the seed it was built with. The spec and the situation
    * must be the ones it was taken with, and the snapshot must hold together: the spec's collections
    * and no others, each record with a unique string id, faults and call counts of the spec's tools.
-   * Anything else is refused with a {@link SpecError} naming each field.
+   * Anything else is refused with a {@link InputError} naming each field.
    */
   static restore(spec: unknown, situation: Situation, snapshot: unknown): World {
     const agent = Agent.from(spec);
     const parsed = WorldSnapshotSchema.safeParse(snapshot);
-    if (!parsed.success) throw new SpecError("world snapshot", issuesOf(parsed.error, snapshot));
+    if (!parsed.success) throw new InputError("world snapshot", issuesOf(parsed.error, snapshot));
     const s = parsed.data;
     // Of another spec, nothing else in the snapshot can be checked against this one.
     if (s.spec_hash !== agent.hash)
-      throw new SpecError("world snapshot", [
+      throw new InputError("world snapshot", [
         {
           path: "spec_hash",
           message: `was taken from spec ${s.spec_hash.slice(0, 12)}, not ${agent.hash.slice(0, 12)}`,
@@ -225,7 +225,7 @@ export class World implements WorldAccess {
       ]);
     const checked = checkedSituation(agent, situation);
     const model = WorldModel.of(agent);
-    const problems: SpecIssue[] = [];
+    const problems: InputIssue[] = [];
     if (s.situation_id !== checked.id)
       problems.push({
         path: "situation_id",
@@ -242,7 +242,7 @@ export class World implements WorldAccess {
     for (const tool of Object.keys(s.calls))
       if (!model.tools.has(tool))
         problems.push({ path: `calls.${tool}`, message: `"${tool}" is not a tool of this spec` });
-    if (problems.length > 0) throw new SpecError("world snapshot", listed(problems));
+    if (problems.length > 0) throw new InputError("world snapshot", listed(problems));
     const world = new World(
       agent,
       model,
@@ -378,7 +378,7 @@ export class World implements WorldAccess {
 /** Problems a snapshot error lists; past them, one more says how many were left out. */
 const LISTED_PROBLEMS = 20;
 
-function listed(problems: SpecIssue[]): SpecIssue[] {
+function listed(problems: InputIssue[]): InputIssue[] {
   if (problems.length <= LISTED_PROBLEMS) return problems;
   return [
     ...problems.slice(0, LISTED_PROBLEMS),
@@ -390,8 +390,8 @@ function listed(problems: SpecIssue[]): SpecIssue[] {
 function recordProblems(
   model: WorldModel,
   collections: Record<string, WorldRecord[]>,
-): SpecIssue[] {
-  const problems: SpecIssue[] = [];
+): InputIssue[] {
+  const problems: InputIssue[] = [];
   const entities = new Map([...model.entities.values()].map((e) => [e.collection, e]));
   for (const name of Object.keys(collections)) {
     if (!entities.has(name))
@@ -470,7 +470,7 @@ function parseArguments(
 
 function checkedSituation(agent: Agent, situation: Situation): Situation {
   const parsed = SituationSchema.safeParse(situation);
-  if (!parsed.success) throw new SpecError("situation", issuesOf(parsed.error, situation));
+  if (!parsed.success) throw new InputError("situation", issuesOf(parsed.error, situation));
   const issues = (["tool", "rule", "stance", "world", "condition", "history"] as const).flatMap(
     (axis) =>
       agent.axes[axis].some((v) => v.name === situation.axes[axis])
@@ -482,6 +482,6 @@ function checkedSituation(agent: Agent, situation: Situation): Situation {
             },
           ],
   );
-  if (issues.length > 0) throw new SpecError("situation", issues);
+  if (issues.length > 0) throw new InputError("situation", issues);
   return parsed.data;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
 import { Episode, EpisodeError } from "../../env/episode.ts";
-import { SpecError } from "../../env/util/errors.ts";
+import { InputError } from "../../env/util/errors.ts";
 import { RowSchema } from "../../spec/index.ts";
 import { financeSpec, referenceSpec } from "../fixtures/reference-spec.ts";
 import { situationOf, withDefaultAxes } from "../fixtures/situations.ts";
@@ -106,7 +106,7 @@ describe("Episode", () => {
     ).rejects.toThrow(
       /tool_calls\[0\]\.function\.arguments: expected the arguments as a JSON string/,
     );
-    await expect(episode.step({ role: "user", content: "hi" })).rejects.toThrow(SpecError);
+    await expect(episode.step({ role: "user", content: "hi" })).rejects.toThrow(InputError);
     await expect(episode.step({ role: "assistant", content: "" })).rejects.toThrow(
       /expected text content or at least one tool call/,
     );

@@ -10,7 +10,7 @@ import { EVIDENCE_CHARS, excerpt, FINDINGS_PER_CHECK } from "../../env/grade/evi
 import { simulatorChecks } from "../../env/grade/simulator.ts";
 import { EMAIL, IdentifierReader } from "../../env/text/identifiers.ts";
 import { argumentsIn, intentOf } from "../../env/text/reading.ts";
-import { SpecError } from "../../env/util/errors.ts";
+import { InputError, SpecError } from "../../env/util/errors.ts";
 import { WorldModel } from "../../env/world/model.ts";
 import { placeholderReason } from "../../env/world/placeholders.ts";
 import { createWorld, World } from "../../env/world/world.ts";
@@ -354,7 +354,9 @@ describe("World.restore refuses snapshots that do not hold together", () => {
     try {
       World.restore(retail, s as typeof situation, snapshot);
     } catch (error) {
-      expect(error).toBeInstanceOf(SpecError);
+      // A snapshot is input, not a spec: the error says which.
+      expect(error).toBeInstanceOf(InputError);
+      expect(error).not.toBeInstanceOf(SpecError);
       return (error as Error).message;
     }
     throw new Error("restored");

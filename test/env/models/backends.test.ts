@@ -6,7 +6,7 @@ import { assignRoles } from "../../../env/roles/assign.ts";
 import { ModelAgent } from "../../../env/roles/model-agent.ts";
 import { personView } from "../../../env/roles/model-user.ts";
 import { simulate } from "../../../env/simulate.ts";
-import { SpecError } from "../../../env/util/errors.ts";
+import { InputError } from "../../../env/util/errors.ts";
 import { referenceSpec } from "../../fixtures/reference-spec.ts";
 import { situationOf, withDefaultAxes } from "../../fixtures/situations.ts";
 import {
@@ -450,7 +450,7 @@ describe("who plays what", () => {
       ).rejects.toThrow(new RegExp(`${role}: typesafe:jev@.* is a decision model`));
     }
     await expect(simulate(retail, { rows: 2, agent: "typesafe:offline" })).rejects.toThrow(
-      SpecError,
+      InputError,
     );
     expect(server.requests).toHaveLength(0);
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
-import { SpecError } from "../../../env/util/errors.ts";
+import { InputError } from "../../../env/util/errors.ts";
 import { createWorld, World } from "../../../env/world/index.ts";
 import { WorldSnapshotSchema, WorldStateSchema } from "../../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
@@ -270,7 +270,7 @@ describe("snapshots", () => {
     expect(() => World.restore(retail, situationOf(retail, { stance: "vague" }), snapshot)).toThrow(
       /situation_id: was taken from situation/,
     );
-    expect(() => World.restore(retail, situation, { ...snapshot, version: 2 })).toThrow(SpecError);
+    expect(() => World.restore(retail, situation, { ...snapshot, version: 2 })).toThrow(InputError);
   });
 });
 
