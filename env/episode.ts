@@ -2,6 +2,7 @@ import {
   type AssistantMessage,
   AssistantMessageSchema,
   type ChatMessage,
+  type CheckedGrade,
   type EndedBy,
   type Goal,
   type Row,
@@ -13,7 +14,7 @@ import {
 } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { conductChecks } from "./grade/conduct.ts";
-import { type Grade, outcomeGrade } from "./grade/outcome.ts";
+import { outcomeGrade } from "./grade/outcome.ts";
 import { simulatorChecks } from "./grade/simulator.ts";
 import { type Persona, samplePersona } from "./people/persona.ts";
 import { offlineUser } from "./roles/offline-user.ts";
@@ -314,7 +315,7 @@ export class Episode {
    * call leads, a read's facts were told) and the agent's conduct checks found nothing, else 0,
    * with the checks behind it. What the person said at the end does not count.
    */
-  reward(): Grade {
+  reward(): CheckedGrade {
     const outcome = this.#outcome();
     const findings = conductChecks(this.agent, {
       messages: this.#messages,
@@ -338,7 +339,7 @@ export class Episode {
   }
 
   /** Whether the person's goal was reached: the world's records and, for a read, what was told. */
-  #outcome(): Grade {
+  #outcome(): CheckedGrade {
     return outcomeGrade(
       this.agent,
       this.situation,

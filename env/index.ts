@@ -43,7 +43,6 @@ export {
   rubricJudge,
   type Verdict,
 } from "./grade/judges.ts";
-export type { Check, Grade } from "./grade/outcome.ts";
 export { gradeReport, passHatK } from "./grade/report.ts";
 export { simulatorChecks } from "./grade/simulator.ts";
 export { END_MARKERS, userBrief } from "./people/brief.ts";

@@ -74,6 +74,29 @@ export const RewardSchema = z
   .min(0, "expected a reward from 0 to 1")
   .max(1, "expected a reward from 0 to 1");
 
+/** One check a grade rests on, with what it saw. */
+export const CheckSchema = z.object({
+  name: z.string(),
+  passed: z.boolean(),
+  detail: z.string(),
+});
+export type Check = z.infer<typeof CheckSchema>;
+
+/**
+ * The one shape every grade takes: the episode's own reward, the customer's grader, every judge
+ * (a decision judge's `reward` is its probability of pass). `failure_class` names why a failing
+ * one failed; `checks` are what it rests on, when it has them.
+ */
+export const GradeSchema = z.object({
+  reward: RewardSchema,
+  reason: z.string(),
+  failure_class: FailureClassSchema.optional(),
+  checks: z.array(CheckSchema).optional(),
+});
+export type Grade = z.infer<typeof GradeSchema>;
+/** A grade that shows the checks it rests on (the episode's own reward always does). */
+export type CheckedGrade = Grade & { checks: Check[] };
+
 /** A label attached to a row by someone other than the grader of record (a human, an auditor). */
 export const LabelSchema = z.object({
   kind: z.enum(["human", "judge", "audit"]),

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConditionKindSchema } from "./axes.ts";
 import {
+  CheckSchema,
   ConductFindingSchema,
   FailureClassSchema,
   JudgeMetaSchema,
@@ -61,13 +62,6 @@ export const GoalSchema = z.object({
 });
 export type Goal = z.infer<typeof GoalSchema>;
 
-/** One check behind an outcome, with what it saw. */
-export const OutcomeCheckSchema = z.object({
-  name: z.string(),
-  passed: z.boolean(),
-  detail: z.string(),
-});
-
 /**
  * Whether the person got what they came for, whatever they said at the end: the records are where
  * the goal's call would leave them, and a read's facts were told. The world decides, not the person.
@@ -75,7 +69,7 @@ export const OutcomeCheckSchema = z.object({
 export const OutcomeSchema = z.object({
   reached: z.boolean(),
   reason: z.string(),
-  checks: z.array(OutcomeCheckSchema),
+  checks: z.array(CheckSchema),
 });
 export type Outcome = z.infer<typeof OutcomeSchema>;
 

@@ -5,7 +5,7 @@ import type {
 } from "openai/resources/chat/completions";
 import pLimit, { type LimitFunction } from "p-limit";
 import type { ToolCall } from "../../spec/index.ts";
-import { InputError, messageOf } from "../util/errors.ts";
+import { BackendError, InputError, messageOf } from "../util/errors.ts";
 import type { Backend } from "./backend.ts";
 
 /** One call to a chat model. */
@@ -91,16 +91,17 @@ export class ChatClient {
           ...(request.top_logprobs ? { logprobs: true, top_logprobs: request.top_logprobs } : {}),
         });
       } catch (error) {
-        throw new Error(`${this.backend.name}: ${messageOf(error)}`);
+        throw new BackendError(this.backend.name, messageOf(error));
       }
     });
     const choice = response.choices[0];
-    if (!choice) throw new Error(`${this.backend.name}: the response has no choices`);
+    if (!choice) throw new BackendError(this.backend.name, "the response has no choices");
     const toolCalls: ToolCall[] = [];
     for (const call of choice.message.tool_calls ?? []) {
       if (call.type !== "function")
-        throw new Error(
-          `${this.backend.name}: answered with a ${call.type} tool call, which rehearse does not run`,
+        throw new BackendError(
+          this.backend.name,
+          `answered with a ${call.type} tool call, which rehearse does not run`,
         );
       toolCalls.push({
         id: call.id,

@@ -1,23 +1,9 @@
-import type { ChatMessage, Goal, Situation } from "../../spec/index.ts";
+import type { ChatMessage, Check, CheckedGrade, Goal, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { AGENT_WRITTEN, composedByAgent } from "../text/agent-written.ts";
 import { snake } from "../util/names.ts";
 import { parsedJson } from "../util/parsed.ts";
 import { type Baseline, createWorld, type World } from "../world/world.ts";
-
-/** One check behind a grade, with what it saw. */
-export interface Check {
-  name: string;
-  passed: boolean;
-  detail: string;
-}
-
-/** A grade: the reward, why, and the checks it rests on. */
-export interface Grade {
-  reward: number;
-  reason: string;
-  checks: Check[];
-}
 
 const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
 
@@ -35,7 +21,7 @@ export function outcomeGrade(
   world: World,
   messages: readonly ChatMessage[],
   baseline?: Baseline,
-): Grade {
+): CheckedGrade {
   const start = baseline ?? createWorld({ spec: agent, situation, seed: world.seed }).baseline();
   const kind = world.model.tools.get(goal.tool)?.kind;
   const reads = kind === "read_one" || kind === "read_many";
