@@ -3,12 +3,16 @@ import {
   AssistantMessageSchema,
   type ChatMessage,
   type CheckedGrade,
+  type ConductFinding,
   type EndedBy,
   type Goal,
+  type Observation,
+  type ResetRequest,
+  ResetRequestSchema,
   type Row,
   type Situation,
   type Slip,
-  type SlipKind,
+  type StepResult,
   type ToolMessage,
   type WorldState,
 } from "../spec/index.ts";
@@ -20,6 +24,7 @@ import { type Persona, samplePersona } from "./people/persona.ts";
 import { offlineUser } from "./roles/offline-user.ts";
 import { OfflineWriter } from "./roles/offline-writer.ts";
 import type { SituationWriter, UserSession, UserSimulator } from "./roles/types.ts";
+import { oneSituation, type SituationSource } from "./situations.ts";
 import { openAITool } from "./tools.ts";
 import { InputError, type InputIssue, issuesOf, messageOf } from "./util/errors.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
@@ -36,7 +41,10 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 256 * 1024;
 export interface EpisodeOptions {
   /** The agent spec (validated here) or an {@link Agent}. */
   spec: unknown;
-  situation: Situation;
+  /** The one situation this episode plays (a reset may reseed it). */
+  situation?: Situation;
+  /** Or a grid to deal situations from at each reset ({@link SituationPool}). */
+  situations?: SituationSource;
   writer?: SituationWriter;
   userModel?: UserSimulator;
   maxTurns?: number;
@@ -56,37 +64,9 @@ export interface EpisodeOptions {
   rollout?: number;
 }
 
-const FALLBACK = /^simulator (.+?) failed, the offline writer took over: ([\s\S]*)$/;
-
-/** How a row records that the writer failed and the offline writer opened the conversation. */
-export function fallbackNote(writer: string, error: string): string {
-  return `simulator ${writer} failed, the offline writer took over: ${error}`;
-}
-
-/** The writer's error, when a row's note says the offline writer took over. */
-export function fallbackError(note: string): string | null {
-  return FALLBACK.exec(note)?.[2] ?? null;
-}
-
 /** The id of a row: the situation, its seed and the rollout. */
 export function rowId(situation: Situation, rollout = 0): string {
   return `row_${sha256(canonicalJson({ situation: situation.id, seed: situation.seed, rollout })).slice(0, 16)}`;
-}
-
-/** What the agent observes: the new messages, and at reset the tools too. */
-export interface Observation {
-  messages: ChatMessage[];
-  tools?: ReturnType<typeof openAITool>[];
-  /** Assistant messages so far. */
-  turn: number;
-  ended_by?: EndedBy;
-}
-
-/** The result of one step (Gymnasium semantics: done is true when the episode ended or was cut off; truncated says which). */
-export interface StepResult {
-  observation: Observation;
-  done: boolean;
-  truncated: boolean;
 }
 
 /**
@@ -99,12 +79,18 @@ export class EpisodeError extends Error {
 
 /**
  * One conversation as a state machine, the single engine behind `simulate()` and the server:
- * `reset()` opens it, `step(assistantMessage)` answers the agent (tool results from the world, or
- * the person's reply), and `reward()` grades it. Messages are OpenAI chat format.
+ * `reset(request)` opens it, `step(assistantMessage)` answers the agent (tool results from the
+ * world, or the person's reply), and `reward()` grades it. Messages are OpenAI chat format; the
+ * request and results are spec/episode.ts's contract.
+ *
+ * @example
+ * const episode = new Episode({ spec, situation });
+ * let { observation, done } = await episode.reset();
+ * while (!done) ({ observation, done } = await episode.step(await policy(observation)));
+ * const { reward, checks } = episode.reward();
  */
 export class Episode {
   readonly agent: Agent;
-  readonly situation: Situation;
   readonly maxTurns: number;
   readonly maxToolCalls: number;
   readonly maxMessageBytes: number;
@@ -112,6 +98,9 @@ export class Episode {
   readonly #writer: SituationWriter;
   readonly #userModel: UserSimulator;
   readonly #agentName: string;
+  readonly #situations: SituationSource;
+  #situation: Situation | null;
+  #episodeId = "";
   #world: World | null = null;
   #persona: Persona | null = null;
   #user: UserSession | null = null;
@@ -126,8 +115,10 @@ export class Episode {
   #done = false;
   #truncated = false;
   #endedBy: EndedBy | null = null;
-  #slips: Slip[] = [];
   #errors: string[] = [];
+  #fallback: { writer: string; error: string } | null = null;
+  /** The grade's parts, kept once the episode is done: nothing changes them after. */
+  #final: { outcome: CheckedGrade; findings: ConductFinding[] } | null = null;
   #misstated: string[] = [];
   /** The conversation's tool-call ids, and the message that made each. */
   #callIds = new Map<string, number>();
@@ -136,7 +127,11 @@ export class Episode {
 
   constructor(options: EpisodeOptions) {
     this.agent = Agent.from(options.spec);
-    this.situation = options.situation;
+    if ((options.situation === undefined) === (options.situations === undefined))
+      throw new TypeError("Episode: expected exactly one of situation or situations");
+    this.#situation = options.situation ?? null;
+    this.#situations =
+      options.situations ?? oneSituation(this.agent, options.situation as Situation);
     this.maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
     if (!Number.isInteger(this.maxTurns) || this.maxTurns < 1)
       throw new RangeError(`maxTurns: expected a whole number ≥ 1, got ${this.maxTurns}`);
@@ -156,28 +151,37 @@ export class Episode {
       throw new RangeError(`rollout: expected a whole number ≥ 0, got ${this.rollout}`);
   }
 
-  /** Opens the conversation: builds the world and the person, and returns the system prompt, earlier contact, the first user message and the tools. */
-  async reset(): Promise<Observation> {
+  /**
+   * Opens a conversation (OpenEnv's reset): picks the situation the request asks for, builds its
+   * world and person, and returns the system prompt, earlier contact, the person's first message
+   * and the tools. A request it cannot honour is refused with an {@link InputError} naming the field.
+   */
+  async reset(request: ResetRequest = {}): Promise<StepResult> {
     this.#mustBeIdle("reset");
+    const parsed = ResetRequestSchema.safeParse(request);
+    if (!parsed.success) throw new InputError("reset request", issuesOf(parsed.error, request));
+    const situation = this.#situations.pick(parsed.data);
     this.#running = "reset";
     try {
-      return await this.#reset();
+      return await this.#reset(situation, parsed.data.episode_id);
     } finally {
       this.#running = null;
     }
   }
 
-  async #reset(): Promise<Observation> {
-    const world = createWorld({ spec: this.agent, situation: this.situation });
-    const persona = samplePersona(this.agent, this.situation, world);
+  async #reset(situation: Situation, episodeId: string | undefined): Promise<StepResult> {
+    const world = createWorld({ spec: this.agent, situation });
+    const persona = samplePersona(this.agent, situation, world);
     const setup = {
       agent: this.agent,
-      situation: this.situation,
+      situation,
       world,
       persona,
       rollout: this.rollout,
     };
     const opening = await this.#writer.write(setup);
+    this.#situation = situation;
+    this.#episodeId = episodeId ?? rowId(situation, this.rollout);
     this.#world = world;
     this.#persona = persona;
     this.#initialState = world.describe();
@@ -198,26 +202,34 @@ export class Episode {
     this.#done = false;
     this.#truncated = false;
     this.#endedBy = null;
-    this.#slips = [];
-    this.#errors = opening.fallbackError
-      ? [fallbackNote(this.#writer.name, opening.fallbackError)]
-      : [];
+    this.#final = null;
+    this.#fallback = opening.fallbackError
+      ? { writer: this.#writer.name, error: opening.fallbackError }
+      : null;
+    this.#errors = [];
     this.#openingWriter = opening.writer ?? this.#writer.name;
     this.#misstated = [];
-    return {
-      // The episode is over and never changes a message once added, so the row shares them.
+    const observation: Observation = {
       messages: [...this.#messages],
       tools: this.agent.tools.map(openAITool),
       turn: 0,
     };
+    return { observation, reward: null, done: false, truncated: false, metadata: this.#metadata() };
+  }
+
+  /** Which episode this is: the row id it will have, its situation and seed. */
+  #metadata(): StepResult["metadata"] {
+    const situation = this.#situation as Situation;
+    return { episode_id: this.#episodeId, task_id: situation.id, seed: situation.seed };
   }
 
   /**
    * Takes the agent's message; answers its tool calls from the world, or lets the person reply. A
    * message the episode cannot take (malformed, over the limits, reusing a tool-call id) is refused
-   * with a {@link InputError} before any of it runs, and the episode stays where it was.
+   * with an {@link InputError} before any of it runs, and the episode stays where it was. Once
+   * the episode is done, the result carries its reward.
    */
-  async step(message: unknown, slip?: { kind: SlipKind; detail: string }): Promise<StepResult> {
+  async step(message: unknown): Promise<StepResult> {
     this.#mustBeIdle("step");
     const world = this.#world;
     if (!world) throw new EpisodeError("step before reset: call reset() first");
@@ -229,21 +241,16 @@ export class Episode {
     if (problems.length > 0) throw new InputError("assistant message", problems);
     this.#running = "step";
     try {
-      return await this.#step(world, assistant, slip);
+      return await this.#step(world, assistant);
     } finally {
       this.#running = null;
     }
   }
 
-  async #step(
-    world: World,
-    assistant: AssistantMessage,
-    slip: { kind: SlipKind; detail: string } | undefined,
-  ): Promise<StepResult> {
+  async #step(world: World, assistant: AssistantMessage): Promise<StepResult> {
     this.#messages.push(assistant);
     this.#turns++;
     const at = this.#messages.length - 1;
-    if (slip) this.#slips.push({ ...slip, message: at });
     const added: ChatMessage[] = [];
     if (assistant.tool_calls && assistant.tool_calls.length > 0) {
       for (const call of assistant.tool_calls) {
@@ -273,7 +280,13 @@ export class Episode {
       turn: this.#turns,
     };
     if (this.#endedBy) observation.ended_by = this.#endedBy;
-    return { observation, done: this.#done, truncated: this.#truncated };
+    return {
+      observation,
+      reward: this.#done ? this.reward().reward : null,
+      done: this.#done,
+      truncated: this.#truncated,
+      metadata: this.#metadata(),
+    };
   }
 
   /** Why a well-formed message cannot be taken: over the episode's limits, or a tool-call id used before. */
@@ -316,11 +329,7 @@ export class Episode {
    * with the checks behind it. What the person said at the end does not count.
    */
   reward(): CheckedGrade {
-    const outcome = this.#outcome();
-    const findings = conductChecks(this.agent, {
-      messages: this.#messages,
-      episode: { history_turns: this.#historyTurns },
-    });
+    const { outcome, findings } = this.#grade();
     const conduct = {
       name: "conduct",
       passed: findings.length === 0,
@@ -338,16 +347,34 @@ export class Episode {
     };
   }
 
-  /** Whether the person's goal was reached: the world's records and, for a read, what was told. */
-  #outcome(): CheckedGrade {
-    return outcomeGrade(
-      this.agent,
-      this.situation,
-      this.#requirePersona().goal,
-      this.#requireWorld(),
-      this.#messages,
-      this.#baseline ?? undefined,
-    );
+  /**
+   * Whether the person's goal was reached (the world's records and, for a read, what was told),
+   * and what the conduct checks found; kept once the episode is done.
+   */
+  #grade(): { outcome: CheckedGrade; findings: ConductFinding[] } {
+    if (this.#final) return this.#final;
+    const grade = {
+      outcome: outcomeGrade(
+        this.agent,
+        this.situation,
+        this.#requirePersona().goal,
+        this.#requireWorld(),
+        this.#messages,
+        this.#baseline ?? undefined,
+      ),
+      findings: conductChecks(this.agent, {
+        messages: this.#messages,
+        episode: { history_turns: this.#historyTurns },
+      }),
+    };
+    if (this.#done) this.#final = grade;
+    return grade;
+  }
+
+  /** The situation being played: the episode's own, or the one its last reset picked. */
+  get situation(): Situation {
+    if (!this.#situation) throw new EpisodeError("no situation yet: call reset() first");
+    return this.#situation;
   }
 
   /** The person's goal: the call whose outcome {@link Episode.reward} checks for. */
@@ -378,10 +405,17 @@ export class Episode {
 
   /**
    * The finished conversation as a dataset row: ungraded, with the conduct and simulator checks'
-   * findings. Before the episode is done it throws an {@link EpisodeError}: step on, or end it with
+   * findings. The driver adds what it knows of the policy: who played it, and the offline agent's
+   * slips. Before the episode is done it throws an {@link EpisodeError}: step on, or end it with
    * {@link Episode.fail}.
    */
-  row(models: { agent?: string; simulator?: string; user_model?: string } = {}): Row {
+  row(
+    notes: {
+      models?: { agent?: string; simulator?: string; user_model?: string };
+      slips?: readonly Slip[];
+    } = {},
+  ): Row {
+    const models = notes.models ?? {};
     const world = this.#requireWorld();
     if (!this.#done)
       throw new EpisodeError(
@@ -391,7 +425,7 @@ export class Episode {
     const { id, axes, seed, cell, pass, flipped_from } = this.situation;
     const details = persona.details;
     const row: Row = {
-      id: rowId(this.situation, this.rollout),
+      id: this.#episodeId,
       task_id: id,
       // The episode is over and never changes a message once added, so the row shares them.
       messages: [...this.#messages],
@@ -431,14 +465,15 @@ export class Episode {
         turns: this.#turns,
         history_turns: this.#historyTurns,
         goal: this.goal,
-        slips: this.#slips.map((slip) => ({ ...slip })),
+        slips: (notes.slips ?? []).map((slip) => ({ ...slip })),
         errors: [...this.#errors],
+        ...(this.#fallback ? { writer_fallback: { ...this.#fallback } } : {}),
       },
       conduct: [],
       sim_faults: [],
     };
-    row.conduct = conductChecks(this.agent, row);
-    const outcome = this.#outcome();
+    const { outcome, findings } = this.#grade();
+    row.conduct = findings;
     row.episode.outcome = {
       reached: outcome.reward === 1,
       reason: outcome.reason,

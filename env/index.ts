@@ -17,8 +17,6 @@ export {
   Episode,
   EpisodeError,
   type EpisodeOptions,
-  type Observation,
-  type StepResult,
 } from "./episode.ts";
 export {
   attachLabels,
@@ -76,13 +74,20 @@ export type {
   UserSimulator,
   UserTurn,
 } from "./roles/types.ts";
+export { playEpisode, type RolloutResult, rollout } from "./rollout.ts";
 export {
   DEFAULT_CONCURRENCY,
-  playEpisode,
   type SimulateOptions,
   SimulationInterrupted,
   simulate,
 } from "./simulate.ts";
+export {
+  oneSituation,
+  reseeded,
+  SituationPool,
+  type SituationSource,
+  splitOf,
+} from "./situations.ts";
 export {
   BackendError,
   InputError,

@@ -5,19 +5,14 @@ import type { DatasetMeta, PairwiseCoverage, Row, RunOptions, Situation } from "
 import { Agent } from "./agent.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { Dataset } from "./dataset.ts";
-import { DEFAULT_MAX_TURNS, Episode, fallbackError, rowId } from "./episode.ts";
+import { DEFAULT_MAX_TURNS, rowId } from "./episode.ts";
 import { RowSink } from "./jsonl.ts";
 import { Planner } from "./plan.ts";
 import { QualityTally, touchedSituation } from "./quality.ts";
 import { assignRoles, type RoleChoices } from "./roles/assign.ts";
 import { DEFAULT_SLIP_RATE } from "./roles/offline-agent.ts";
-import {
-  type AgentPolicy,
-  rolloutSeed,
-  type SituationWriter,
-  type UserSimulator,
-} from "./roles/types.ts";
-import { InputError, issuesOf, messageOf } from "./util/errors.ts";
+import { playEpisode } from "./rollout.ts";
+import { InputError, issuesOf } from "./util/errors.ts";
 
 /** Episodes run at once by default. */
 export const DEFAULT_CONCURRENCY = 4;
@@ -185,46 +180,6 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   return new Dataset({ path: o.out, meta: final });
 }
 
-/** One episode from reset to its end, the policy answering every turn; a role failing ends the row with its error. */
-export async function playEpisode(
-  agent: Agent,
-  situation: Situation,
-  policy: AgentPolicy,
-  writer: SituationWriter,
-  userModel: UserSimulator,
-  maxTurns: number,
-  rollout = 0,
-): Promise<Row> {
-  const episode = new Episode({
-    spec: agent,
-    situation,
-    writer,
-    userModel,
-    maxTurns,
-    agentName: policy.name,
-    rollout,
-  });
-  await episode.reset();
-  const session = policy.start(agent, rolloutSeed(situation, rollout));
-  while (!episode.done) {
-    let turn: Awaited<ReturnType<typeof session.respond>>;
-    try {
-      turn = await session.respond(episode.conversation);
-    } catch (error) {
-      episode.fail(new Error(`agent: ${messageOf(error)}`));
-      break;
-    }
-    try {
-      await episode.step(turn.message, turn.slip);
-    } catch (error) {
-      // A turn the episode refuses (a malformed message from a model) ends this row, not the run.
-      episode.fail(new Error(`agent: ${messageOf(error)}`));
-      break;
-    }
-  }
-  return episode.row();
-}
-
 /**
  * Runs `work` over the items an iterator yields, at most `concurrency` at a time, and hands results
  * to `keep` in item order. A finished item waits only for those before it, and no lane starts an
@@ -334,21 +289,16 @@ class RunTally {
         this.#turns++;
         if (m.logprob === undefined) this.#unscored++;
       });
-    let roleError: string | null = null;
-    for (const note of row.episode.errors) {
-      const error = fallbackError(note);
-      if (error === null) {
-        roleError = note;
-        continue;
-      }
+    const fallback = row.episode.writer_fallback;
+    if (fallback) {
       this.#fallbacks++;
-      this.#lastError = error;
-      if (!this.#errors.includes(error) && this.#errors.length < KEPT_WRITER_ERRORS)
-        this.#errors.push(error);
+      this.#lastError = fallback.error;
+      if (!this.#errors.includes(fallback.error) && this.#errors.length < KEPT_WRITER_ERRORS)
+        this.#errors.push(fallback.error);
     }
     if (row.episode.ended_by === "error") {
       this.#broken++;
-      this.#lastBreak = roleError ?? "";
+      this.#lastBreak = row.episode.errors.at(-1) ?? "";
     }
   }
 

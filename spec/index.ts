@@ -2,6 +2,7 @@ export * from "./agent.ts";
 export * from "./axes.ts";
 export * from "./backend.ts";
 export * from "./dataset.ts";
+export * from "./episode.ts";
 export * from "./grade.ts";
 export * from "./json-schema.ts";
 export * from "./messages.ts";

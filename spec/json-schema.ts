@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { AgentSpecSchema, ToolDefinitionSchema } from "./agent.ts";
 import { DatasetMetaSchema } from "./dataset.ts";
-import { GradeReportSchema, LabelSchema } from "./grade.ts";
+import { ObservationSchema, ResetRequestSchema, StepResultSchema } from "./episode.ts";
+import { GradeReportSchema, GradeSchema, LabelSchema } from "./grade.ts";
 import { AssistantMessageSchema } from "./messages.ts";
 import { RowSchema } from "./row.ts";
 import { CoverageSchema, SituationSchema } from "./situation.ts";
@@ -18,6 +19,10 @@ export const TOP_LEVEL_CONTRACTS = {
   row: RowSchema,
   "dataset-meta": DatasetMetaSchema,
   "assistant-message": AssistantMessageSchema,
+  "reset-request": ResetRequestSchema,
+  observation: ObservationSchema,
+  "step-result": StepResultSchema,
+  grade: GradeSchema,
   "grade-report": GradeReportSchema,
   label: LabelSchema,
 } as const;

@@ -86,6 +86,8 @@ export const EpisodeFactsSchema = z.object({
   slips: z.array(SlipSchema),
   /** Errors that ended or marred the episode (a backend failing mid-way). */
   errors: z.array(z.string()),
+  /** The writer that failed and why, when the offline writer opened the conversation in its place. */
+  writer_fallback: z.object({ writer: z.string(), error: z.string() }).optional(),
   /** The episode's outcome (absent on rows written before outcomes were recorded). */
   outcome: OutcomeSchema.optional(),
 });

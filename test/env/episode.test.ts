@@ -23,7 +23,7 @@ describe("Episode", () => {
       spec: retail,
       situation: situationOf(retail, { tool: "get_order" }),
     });
-    const observation = await episode.reset();
+    const { observation } = await episode.reset();
     expect(observation.messages[0]).toEqual({ role: "system", content: retail.system_prompt });
     expect(observation.messages.at(-1)?.role).toBe("user");
     expect(observation.tools?.map((t) => t.function.name)).toEqual(retail.tools.map((t) => t.name));

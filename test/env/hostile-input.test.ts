@@ -316,7 +316,7 @@ describe("one step or reset at a time", () => {
     expect(episode.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "user"]);
     const again = episode.reset();
     await expect(episode.step(say("Hi"))).rejects.toThrow(/a reset is already running/);
-    expect((await again).turn).toBe(0);
+    expect((await again).observation.turn).toBe(0);
     expect((await episode.step(say("How can I help?"))).observation.turn).toBe(1);
   });
 });

@@ -4,7 +4,7 @@ import { planSituations } from "../../env/plan.ts";
 import { OfflineAgent } from "../../env/roles/offline-agent.ts";
 import { offlineUser } from "../../env/roles/offline-user.ts";
 import { OfflineWriter } from "../../env/roles/offline-writer.ts";
-import { playEpisode } from "../../env/simulate.ts";
+import { playEpisode } from "../../env/rollout.ts";
 import { needsConfirmation } from "../../env/text/reading.ts";
 import { WorldModel } from "../../env/world/model.ts";
 import type { AssistantMessage, ChatMessage, Row } from "../../spec/index.ts";

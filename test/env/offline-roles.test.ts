@@ -10,7 +10,8 @@ import { OfflineAgent } from "../../env/roles/offline-agent.ts";
 import { OfflineUser, offlineUser } from "../../env/roles/offline-user.ts";
 import { OfflineWriter } from "../../env/roles/offline-writer.ts";
 import type { SituationWriter, UserSimulator } from "../../env/roles/types.ts";
-import { playEpisode, simulate } from "../../env/simulate.ts";
+import { playEpisode } from "../../env/rollout.ts";
+import { simulate } from "../../env/simulate.ts";
 import { agentWrites } from "../../env/text/agent-written.ts";
 import { awaitsGoAhead } from "../../env/text/phrases.ts";
 import { intentOf, needsConfirmation } from "../../env/text/reading.ts";
@@ -347,7 +348,7 @@ describe("the offline agent", () => {
         const turn = await session.respond(episode.conversation);
         const made = turn.message.tool_calls?.[0];
         if (made) return made.function.name;
-        await episode.step(turn.message, turn.slip);
+        await episode.step(turn.message);
       }
       return null;
     };
