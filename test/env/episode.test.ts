@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
-import { Episode, EpisodeError } from "../../env/episode.ts";
+import { Episode, EpisodeError, rowId } from "../../env/episode.ts";
+import { Planner } from "../../env/plan.ts";
+import { SituationPool } from "../../env/situations.ts";
 import { InputError } from "../../env/util/errors.ts";
-import { RowSchema } from "../../spec/index.ts";
+import { RowSchema, StepResultSchema } from "../../spec/index.ts";
 import { financeSpec, referenceSpec } from "../fixtures/reference-spec.ts";
 import { situationOf, withDefaultAxes } from "../fixtures/situations.ts";
 
@@ -182,3 +184,98 @@ describe("Episode", () => {
     });
   });
 });
+
+describe("the episode contract (spec/episode.ts)", () => {
+  const situation = situationOf(retail, { tool: "get_order" });
+
+  it("reset returns a step result: no reward yet, not done, and which episode it is", async () => {
+    const episode = new Episode({ spec: retail, situation });
+    const result = StepResultSchema.parse(await episode.reset());
+    expect(result).toMatchObject({ reward: null, done: false, truncated: false });
+    expect(result.metadata).toEqual({
+      episode_id: rowId(situation),
+      task_id: situation.id,
+      seed: situation.seed,
+    });
+  });
+
+  it("every step result holds to the contract; the reward arrives with done and is the episode's reward", async () => {
+    const episode = new Episode({ spec: retail, situation, maxTurns: 3 });
+    await episode.reset();
+    const results = [];
+    for (const message of [say("Hello."), say("One moment."), say("Anything else?")])
+      results.push(StepResultSchema.parse(await episode.step(message)));
+    expect(results.map((r) => r.reward)).toEqual([null, null, episode.reward().reward]);
+    expect(results.map((r) => r.done)).toEqual([false, false, true]);
+    expect(results.at(-1)).toMatchObject({
+      truncated: true,
+      observation: { ended_by: "turn_limit" },
+    });
+  });
+
+  it("reset names the row with episode_id and reseeds the situation with seed", async () => {
+    const episode = new Episode({ spec: retail, situation, maxTurns: 1 });
+    const first = await episode.reset({ episode_id: "trainer-run.7:ep-1", seed: 991 });
+    expect(first.metadata).toMatchObject({ episode_id: "trainer-run.7:ep-1", seed: 991 });
+    expect(episode.situation).toMatchObject({ axes: situation.axes, seed: 991 });
+    await episode.step(say("Hello."));
+    const row = episode.row();
+    expect(row).toMatchObject({ id: "trainer-run.7:ep-1", task_id: episode.situation.id });
+    expect(row.situation.seed).toBe(991);
+    // Another seed is another person in the same situation; the same seed, the same person.
+    await episode.reset({ seed: 992 });
+    expect(episode.world.person).toEqual(await reseededPerson(992));
+    expect(episode.world.person).not.toEqual(await reseededPerson(991));
+  });
+
+  it("refuses a reset request it cannot honour, naming each field, and stays usable", async () => {
+    const episode = new Episode({ spec: retail, situation });
+    await expect(
+      episode.reset({ seed: -1, episode_id: "has spaces", split: "test" } as never),
+    ).rejects.toThrow(InputError);
+    const refused = await episode
+      .reset({ seeds: 1 } as never)
+      .catch((error) => error as InputError);
+    expect(refused.issues.map((i) => i.path)).toEqual([""]);
+    expect(refused.message).toMatch(/seeds/);
+    const bad = await episode
+      .reset({ seed: -1, episode_id: "has spaces", split: "test" } as never)
+      .catch((error) => error as InputError);
+    expect(bad.issues.map((i) => i.path).sort()).toEqual(["episode_id", "seed", "split"]);
+    expect((await episode.reset()).observation.turn).toBe(0);
+  });
+
+  it("deals situations from a grid: each reset the next, or the one task_id names", async () => {
+    const grid = [...new Planner(retail, { rows: 6, seed: 1 }).walk()];
+    const episode = new Episode({ spec: retail, situations: new SituationPool(retail, grid) });
+    expect(() => episode.situation).toThrow(EpisodeError);
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await episode.reset()).metadata.task_id);
+    expect(ids).toEqual(grid.slice(0, 3).map((s) => s.id));
+    const named = grid[5] as (typeof grid)[number];
+    expect((await episode.reset({ task_id: named.id })).metadata.task_id).toBe(named.id);
+    expect(episode.world.situation.axes).toEqual(named.axes);
+  });
+
+  it("takes exactly one of situation or situations", () => {
+    expect(() => new Episode({ spec: retail })).toThrow(/exactly one of situation or situations/);
+    expect(
+      () =>
+        new Episode({
+          spec: retail,
+          situation,
+          situations: new SituationPool(retail, [situation]),
+        }),
+    ).toThrow(TypeError);
+  });
+});
+
+/** The person of the retail situation reseeded to `seed`. */
+async function reseededPerson(seed: number) {
+  const episode = new Episode({
+    spec: retail,
+    situation: situationOf(retail, { tool: "get_order" }),
+  });
+  await episode.reset({ seed });
+  return episode.world.person;
+}
