@@ -1,3 +1,14 @@
+/**
+ * The contracts: zod schemas every other folder validates with at its edge, and the types inferred
+ * from them. No logic but validation; JSON Schemas of the top-level ones are generated into
+ * schemas/ (`npm run schemas`).
+ *
+ * @example
+ * import { AgentSpecSchema, StepResultSchema } from "./spec/index.ts";
+ * const spec = AgentSpecSchema.parse(JSON.parse(text));
+ *
+ * @module
+ */
 export * from "./agent.ts";
 export * from "./axes.ts";
 export * from "./backend.ts";

@@ -48,7 +48,13 @@ export interface WorldOptions {
   size?: number;
 }
 
-/** Builds the world behind a situation's tools: deterministic for (spec, situation, seed). */
+/**
+ * Builds the world behind a situation's tools: deterministic for (spec, situation, seed).
+ *
+ * @example
+ * const world = createWorld({ spec, situation });
+ * const answer = world.call("get_order", JSON.stringify({ order_id: world.person.ids.order_id }));
+ */
 export function createWorld(options: WorldOptions): World {
   const agent = Agent.from(options.spec);
   const situation = checkedSituation(agent, options.situation);
