@@ -393,11 +393,6 @@ export class Episode {
     return structuredClone(this.#messages);
   }
 
-  /** The whole conversation so far, read-only and without copying, for in-process policies. */
-  get conversation(): readonly ChatMessage[] {
-    return this.#messages;
-  }
-
   /** The world behind this episode's tools. */
   get world(): World {
     return this.#requireWorld();

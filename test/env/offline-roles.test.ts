@@ -345,7 +345,7 @@ describe("the offline agent", () => {
       await episode.reset();
       const session = new OfflineAgent({ slipRate: 0 }).start(agent, situation.seed);
       while (!episode.done) {
-        const turn = await session.respond(episode.conversation);
+        const turn = await session.respond(episode.messages);
         const made = turn.message.tool_calls?.[0];
         if (made) return made.function.name;
         await episode.step(turn.message);
