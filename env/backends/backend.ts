@@ -19,10 +19,23 @@ export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 export const DEFAULT_BACKEND_CONCURRENCY = 8;
 
-const FORMS =
-  '"offline", "openai:<model>", "<model>@<base-url>" or "typesafe:<model>", or an object {provider, model, baseURL, apiKeyEnv, temperature, top_p, max_tokens, seed}';
+/** OpenAI's own endpoint: where `openai:<model>` is served unless OPENAI_BASE_URL says otherwise. */
+export const OPENAI_ENDPOINT = "https://api.openai.com/v1";
 
-/** Parses a backend spec for a role; an unparseable one is an error naming the role and the accepted forms. */
+/** Where the `openai` package sends a call made without a base URL (it reads OPENAI_BASE_URL the same way). */
+export function openAIBaseURL(): string {
+  return process.env.OPENAI_BASE_URL?.trim() || OPENAI_ENDPOINT;
+}
+
+const FORMS =
+  '"offline", "openai:<model>", "<model>@<base-url>" or a decision model ("typesafe:<model>@<base-url>", "typesafe:openai:<model>", "typesafe:offline"), or an object {provider, model, baseURL, apiKeyEnv, temperature, top_p, max_tokens, seed}';
+
+/**
+ * Parses a backend spec for a role; an unparseable one is an error naming the role and the accepted
+ * forms. A decision model reads logprobs from a server, so `typesafe:` must name one: its URL
+ * (`typesafe:<model>@<base-url>`, or `baseURL` in the object form), or OpenAI's endpoint
+ * (`typesafe:openai:<model>`, keyed by OPENAI_API_KEY); only `typesafe:offline` runs here.
+ */
 export function parseBackend(spec: BackendSpec | undefined, role: string): Backend {
   if (spec === undefined || spec === "offline") return offline();
   if (typeof spec === "string") return fromString(spec, role);
@@ -33,25 +46,12 @@ export function parseBackend(spec: BackendSpec | undefined, role: string): Backe
 
 function fromString(spec: string, role: string): Backend {
   const typesafe = /^typesafe:(.+)$/.exec(spec);
-  if (typesafe) {
-    const inner = typesafe[1] as string;
-    if (inner === "offline")
-      return { ...offline(), provider: "typesafe", name: "typesafe:offline" };
-    const served = /^(.+)@(https?:\/\/\S+)$/.exec(inner);
-    return finish(
-      {
-        provider: "typesafe",
-        model: served ? (served[1] as string) : inner,
-        ...(served ? { baseURL: served[2] as string } : {}),
-      },
-      spec,
-    );
-  }
+  if (typesafe) return decisionModel(typesafe[1] as string, role);
   const openai = /^openai:(.+)$/.exec(spec);
   if (openai) return finish({ provider: "openai", model: openai[1] as string }, spec);
   const served = /^([^@\s]+)@(https?:\/\/\S+)$/.exec(spec);
   if (served) {
-    const baseURL = (served[2] as string).replace(/\/+$/, "");
+    const baseURL = urlOf(served[2] as string, role);
     return finish(
       { provider: "openai-compatible", model: served[1] as string, baseURL },
       `${served[1]}@${baseURL}`,
@@ -60,6 +60,48 @@ function fromString(spec: string, role: string): Backend {
   throw new InputError(`${role} backend`, [
     { path: role, message: `"${spec}" is not a backend; expected ${FORMS}` },
   ]);
+}
+
+/** `typesafe:<inner>`: the offline decision model, one at OpenAI's endpoint, or one at a URL; nothing else. */
+function decisionModel(inner: string, role: string): Backend {
+  if (inner === "offline") return { ...offline(), provider: "typesafe", name: "typesafe:offline" };
+  const openai = /^openai:([^@\s]+)$/.exec(inner);
+  if (openai)
+    return finish(
+      {
+        provider: "typesafe",
+        model: openai[1] as string,
+        baseURL: openAIBaseURL(),
+        apiKeyEnv: "OPENAI_API_KEY",
+      },
+      `typesafe:${inner}`,
+    );
+  const served = /^([^@\s]+)@(https?:\/\/\S+)$/.exec(inner);
+  if (served) {
+    const baseURL = urlOf(served[2] as string, role);
+    return finish(
+      { provider: "typesafe", model: served[1] as string, baseURL },
+      `typesafe:${served[1]}@${baseURL}`,
+    );
+  }
+  throw new InputError(`${role} backend`, [
+    {
+      path: role,
+      message: `"typesafe:${inner}" names no server to read logprobs from; expected "typesafe:<model>@<base-url>" (an OpenAI-compatible server), "typesafe:openai:<model>" (OpenAI's endpoint) or "typesafe:offline"`,
+    },
+  ]);
+}
+
+/** A base URL from a spec string, without trailing slashes; one that does not parse is refused here, not at the first call. */
+function urlOf(url: string, role: string): string {
+  if (!URL.canParse(url))
+    throw new InputError(`${role} backend`, [
+      {
+        path: role,
+        message: `"${url}" is not a URL; expected one such as http://127.0.0.1:8000/v1`,
+      },
+    ]);
+  return url.replace(/\/+$/, "");
 }
 
 function fromObject(spec: BackendObject, role: string): Backend {
@@ -71,12 +113,13 @@ function fromObject(spec: BackendObject, role: string): Backend {
         message: `expected the model's name for provider "${spec.provider}"`,
       },
     ]);
-  if (spec.provider === "openai-compatible" && !spec.baseURL) {
+  if (spec.provider === "typesafe" && spec.model === "offline" && !spec.baseURL)
+    return decisionModel("offline", role);
+  if ((spec.provider === "openai-compatible" || spec.provider === "typesafe") && !spec.baseURL) {
     throw new InputError(`${role} backend`, [
       {
         path: `${role}.baseURL`,
-        message:
-          'expected the server\'s URL for provider "openai-compatible", such as http://127.0.0.1:8000/v1',
+        message: `expected the server's URL for provider "${spec.provider}", such as http://127.0.0.1:8000/v1${spec.provider === "typesafe" ? ` (${OPENAI_ENDPOINT} for OpenAI's), where the decision model's logprobs are read` : ""}`,
       },
     ]);
   }
@@ -105,6 +148,11 @@ function finish(spec: BackendObject & { model: string }, name: string): Backend 
     concurrency: spec.concurrency ?? DEFAULT_BACKEND_CONCURRENCY,
     name,
   };
+}
+
+/** Whether a backend is a program that runs here and calls nothing: the offline roles, `typesafe:offline`. */
+export function runsHere(backend: Backend): boolean {
+  return backend.provider === "offline" || backend.name === "typesafe:offline";
 }
 
 function offline(): Backend {
@@ -151,4 +199,16 @@ export function familyOf(model: string): string {
   for (const text of [base, name])
     for (const [family, pattern] of FAMILIES) if (pattern.test(text)) return family;
   return base.replace(/^ft:/, "").split(/[-_:.\d]/)[0] || base;
+}
+
+/**
+ * The warning for a judge of the agent's family, or null: a judge prefers its own family's writing.
+ * `agent` is the agent as rows name it (`openai:gpt-4.1`, `qwen2.5-7b@http://…`) or a model id.
+ */
+export function familyWarning(judge: Backend, agent: string): string | null {
+  if (runsHere(judge) || agent === "offline") return null;
+  const model = agent.replace(/^openai:/, "").replace(/@https?:\/\/.*$/, "");
+  const family = familyOf(model);
+  if (family !== familyOf(judge.model)) return null;
+  return `the judge ${judge.name} is of the agent's family (${family}, agent ${agent}): a judge prefers its own family's writing; judge with a model of another family`;
 }

@@ -7,6 +7,7 @@ import pLimit, { type LimitFunction } from "p-limit";
 import type { ToolCall } from "../../spec/index.ts";
 import { BackendError, InputError, messageOf } from "../util/errors.ts";
 import type { Backend } from "./backend.ts";
+import { endpointOf } from "./endpoint.ts";
 
 /** One call to a chat model. */
 export interface ChatRequest {
@@ -45,6 +46,12 @@ export class ChatClient {
 
   constructor(backend: Backend, role: string, options: { fetch?: typeof fetch } = {}) {
     this.backend = backend;
+    // A program that runs here, or a model with no server named, has nowhere to send a call.
+    if (endpointOf(backend) === null) {
+      throw new InputError(`${role} backend`, [
+        { path: role, message: `${backend.name} names no server to call` },
+      ]);
+    }
     const keyEnv = backend.apiKeyEnv ?? "OPENAI_API_KEY";
     const key = process.env[keyEnv];
     if (!key && (backend.provider === "openai" || backend.apiKeyEnv)) {

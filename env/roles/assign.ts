@@ -1,5 +1,6 @@
 import type { BackendSpec, Degraded } from "../../spec/index.ts";
-import { type Backend, familyOf, parseBackend } from "../backends/backend.ts";
+import { type Backend, familyWarning, parseBackend } from "../backends/backend.ts";
+import { endpointOf } from "../backends/endpoint.ts";
 import { InputError, messageOf } from "../util/errors.ts";
 import { ModelAgent } from "./model-agent.ts";
 import { ModelUser } from "./model-user.ts";
@@ -93,13 +94,21 @@ export function assignRoles(choices: RoleChoices): Roles {
 
   const degraded: Degraded = {};
   const warnings: string[] = [];
-  const played = [
-    ["agent", agent.name],
-    ["simulator", primary.name],
-    ["userModel", user.name],
-  ].filter(([, name]) => name !== "offline") as [string, string][];
-  for (const [role, name] of played) {
-    const roles = played.filter(([, other]) => other === name).map(([r]) => r);
+  // One model is one model however its server is spelled: compare the model on its normalised endpoint.
+  const played = (
+    [
+      ["agent", agent.name],
+      ["simulator", primary.name],
+      ["userModel", user.name],
+    ] as const
+  )
+    .filter(([, name]) => name !== "offline")
+    .map(([role, name]) => {
+      const backend = backends[role];
+      return { role, name, model: backend ? `${backend.model}@${endpointOf(backend)}` : name };
+    });
+  for (const { role, name, model } of played) {
+    const roles = played.filter((other) => other.model === model).map((other) => other.role);
     if (roles.length < 2 || roles[0] !== role) continue;
     degraded.same_model = { model: name, roles };
     warnings.push(
@@ -109,18 +118,9 @@ export function assignRoles(choices: RoleChoices): Roles {
         .join(" and ")}`,
     );
   }
-  if (choices.judge !== undefined && agent.name !== "offline") {
-    const judge = parseBackend(choices.judge, "judge");
-    const agentModel = backends.agent?.model ?? agent.name;
-    if (
-      judge.provider !== "offline" &&
-      judge.name !== "typesafe:offline" &&
-      familyOf(judge.model) === familyOf(agentModel)
-    ) {
-      warnings.push(
-        `the judge ${judge.name} is of the agent's family (${familyOf(agentModel)}): a judge prefers its own family's writing; pass spec= a model of another family`,
-      );
-    }
+  if (choices.judge !== undefined) {
+    const warning = familyWarning(parseBackend(choices.judge, "judge"), agent.name);
+    if (warning) warnings.push(warning);
   }
   return { agent, writer: new FallbackWriter(primary), user, degraded, warnings };
 }

@@ -74,9 +74,11 @@ describe("backend specs", () => {
       baseURL: "http://127.0.0.1:8000/v1",
       name: "Qwen2.5-7B-Instruct@http://127.0.0.1:8000/v1",
     });
-    expect(parseBackend("typesafe:jev-latest", "judge")).toMatchObject({
+    expect(parseBackend("typesafe:jev-latest@http://127.0.0.1:8000/v1/", "judge")).toMatchObject({
       provider: "typesafe",
       model: "jev-latest",
+      baseURL: "http://127.0.0.1:8000/v1",
+      name: "typesafe:jev-latest@http://127.0.0.1:8000/v1",
     });
     expect(parseBackend("typesafe:offline", "judge")).toMatchObject({
       provider: "typesafe",
@@ -103,7 +105,7 @@ describe("backend specs", () => {
 
   it("refuses an unparseable spec, naming the role and the accepted forms", () => {
     expect(() => parseBackend("gpt-4o", "userModel")).toThrow(
-      /userModel: "gpt-4o" is not a backend; expected "offline", "openai:<model>", "<model>@<base-url>" or "typesafe:<model>"/,
+      /userModel: "gpt-4o" is not a backend; expected "offline", "openai:<model>", "<model>@<base-url>" or a decision model \("typesafe:<model>@<base-url>"/,
     );
     expect(() => parseBackend({ provider: "openai-compatible", model: "x" }, "agent")).toThrow(
       /agent\.baseURL: expected the server's URL/,
@@ -435,7 +437,9 @@ describe("who plays what", () => {
   it("warns when the judge is of the agent's family", () => {
     const roles = assignRoles({ agent: at("gpt-4.1"), judge: "openai:gpt-4o-mini" });
     expect(roles.warnings).toEqual([
-      expect.stringMatching(/the judge openai:gpt-4o-mini is of the agent's family \(gpt\)/),
+      expect.stringMatching(
+        /the judge openai:gpt-4o-mini is of the agent's family \(gpt, agent gpt-4\.1@/,
+      ),
     ]);
     expect(
       assignRoles({ agent: at("gpt-4.1"), judge: "phi-4@http://127.0.0.1:1/v1" }).warnings,
