@@ -26,21 +26,9 @@ export {
 } from "./grade/agreement.ts";
 export { conductChecks } from "./grade/conduct.ts";
 export { DECISION_UNSURE_BAND, decisionJudge } from "./grade/decision.ts";
-export {
-  audit,
-  type GradeOptions,
-  type Grader,
-  type GraderResult,
-  gradeRows,
-} from "./grade/grade.ts";
-export {
-  DEFAULT_RUBRIC,
-  JUDGE_VERSION,
-  llmGrade,
-  pairwiseJudge,
-  rubricJudge,
-  type Verdict,
-} from "./grade/judges.ts";
+export { audit, type GradeOptions, type Grader, gradeRows } from "./grade/grade.ts";
+export { DEFAULT_RUBRIC, JUDGE_VERSION, judgeIdentity } from "./grade/identity.ts";
+export { llmGrade, pairwiseJudge, rubricJudge } from "./grade/judges.ts";
 export { gradeReport, passHatK } from "./grade/report.ts";
 export { simulatorChecks } from "./grade/simulator.ts";
 export { END_MARKERS, userBrief } from "./people/brief.ts";

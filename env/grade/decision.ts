@@ -1,43 +1,35 @@
-import {
-  type BackendSpec,
-  FAILURE_CLASSES,
-  type FailureClass,
-  type Row,
-} from "../../spec/index.ts";
-import { type Backend, parseBackend } from "../backends/backend.ts";
-import { ChatClient } from "../backends/chat.ts";
-import { InputError } from "../util/errors.ts";
-import { DEFAULT_RUBRIC } from "./judges.ts";
+import { FAILURE_CLASSES, type FailureClass, type Grade, type Row } from "../../spec/index.ts";
+import type { ChatClient } from "../backends/chat.ts";
+import { BackendError } from "../util/errors.ts";
+import { DEFAULT_RUBRIC } from "./identity.ts";
+import { type JudgeChoice, openJudge } from "./judge-backend.ts";
 import { transcript } from "./transcript.ts";
 
 /** A probability of pass within this distance of 0.5 marks the row unsure. */
 export const DECISION_UNSURE_BAND = 0.1;
 
-/** A decision model's verdict: a probability of pass, and for a failing row the failure class it chose. */
-export interface Decision {
-  probability: number;
-  reason: string;
-  failure_class?: FailureClass;
-}
-
-/** Whether a probability is too close to even to trust. */
-export function isUnsure(probability: number): boolean {
-  return Math.abs(probability - 0.5) <= DECISION_UNSURE_BAND;
+/** How sure a decision is: its confidence (the likelier side's probability) and whether it is within the unsure band. */
+export function certainty(probability: number): { confidence: number; unsure: boolean } {
+  return {
+    confidence: Math.max(probability, 1 - probability),
+    unsure: Math.abs(probability - 0.5) <= DECISION_UNSURE_BAND,
+  };
 }
 
 /**
- * The decision judge (`typesafe:`): evidence and rubric in, a probability of pass out. Over an
- * OpenAI-compatible server it reads the probability from the logprobs of a one-token verdict, and a
- * failing row's class from the logprobs of a one-letter choice over the failure vocabulary.
- * `typesafe:offline` is a deterministic decision model over the conduct checks' evidence.
+ * The decision model (`typesafe:`): evidence and rubric in, a grade whose reward is the probability
+ * of pass out. Over an OpenAI-compatible server it reads the probability from the logprobs of a
+ * one-token verdict, and a failing row's class from the logprobs of a one-letter choice over the
+ * failure vocabulary. A null client is `typesafe:offline`, a deterministic decision model over the
+ * conduct checks' evidence, which reads no rubric.
  */
 export async function decide(
   row: Row,
-  backend: Backend,
   client: ChatClient | null,
   rubric = DEFAULT_RUBRIC,
-): Promise<Decision> {
-  if (backend.name === "typesafe:offline" || !client) return offlineDecision(row);
+): Promise<Grade> {
+  if (client === null) return offlineDecision(row);
+  const name = client.backend.name;
   const evidence = `RUBRIC\n${rubric}\n\n${transcript(row)}`;
   const verdict = await client.complete({
     messages: [
@@ -54,11 +46,13 @@ export async function decide(
   const pass = mass(verdict.topLogprobs, /^pass/i);
   const fail = mass(verdict.topLogprobs, /^fail/i);
   if (pass + fail === 0)
-    throw new Error(
-      `${backend.name}: no PASS or FAIL among the verdict token's logprobs (answered ${JSON.stringify(verdict.content)})`,
+    throw new BackendError(
+      name,
+      `no PASS or FAIL among the verdict token's logprobs (answered ${JSON.stringify(verdict.content)})`,
     );
   const probability = pass / (pass + fail);
-  if (probability >= 0.5) return { probability, reason: `p(pass) = ${probability.toFixed(3)}` };
+  if (probability >= 0.5)
+    return { reward: probability, reason: `p(pass) = ${probability.toFixed(3)}` };
   const letters = FAILURE_CLASSES.map((_, i) => String.fromCharCode(65 + i));
   const choice = await client.complete({
     messages: [
@@ -77,11 +71,12 @@ export async function decide(
   }));
   const best = scored.reduce((a, b) => (b.p > a.p ? b : a));
   if (best.p === 0)
-    throw new Error(
-      `${backend.name}: no failure letter among the choice token's logprobs (answered ${JSON.stringify(choice.content)})`,
+    throw new BackendError(
+      name,
+      `no failure letter among the choice token's logprobs (answered ${JSON.stringify(choice.content)})`,
     );
   return {
-    probability,
+    reward: probability,
     reason: `p(pass) = ${probability.toFixed(3)}; failure chosen: ${best.cls}`,
     failure_class: best.cls,
   };
@@ -105,8 +100,8 @@ const WEIGHTS = {
   errors: -1,
 } as const;
 
-/** The deterministic decision model: log-odds from the conduct findings and how the conversation ended. */
-export function offlineDecision(row: Row): Decision {
+/** The deterministic decision model: log-odds from the conduct findings and how the conversation ended; the reward is p(pass). */
+export function offlineDecision(row: Row): Grade {
   let logit = WEIGHTS.base;
   const reasons: string[] = [];
   for (const finding of row.conduct) {
@@ -125,39 +120,36 @@ export function offlineDecision(row: Row): Decision {
   }
   if (row.episode.errors.length > 0) logit += WEIGHTS.errors;
   const probability = 1 / (1 + Math.exp(-logit));
-  const decision: Decision = {
-    probability,
+  const grade: Grade = {
+    reward: probability,
     reason:
       reasons.length > 0
         ? `evidence: ${reasons.join(", ")}`
         : "no conduct finding; the conversation ended normally",
   };
   if (probability < 0.5)
-    decision.failure_class = (row.conduct[0]?.check as FailureClass | undefined) ?? "unhelpful";
-  return decision;
+    grade.failure_class = (row.conduct[0]?.check as FailureClass | undefined) ?? "unhelpful";
+  return grade;
 }
 
-/** The decision judge on one row, from a `typesafe:` backend spec. */
+/**
+ * The decision judge on one row, from a decision model (`typesafe:<model>@<base-url>`,
+ * `typesafe:openai:<model>`, `typesafe:offline`): a grade whose reward is p(pass), with its
+ * confidence and whether it is unsure. A chat model is refused, and so is a rubric given to
+ * `typesafe:offline`, before any call.
+ */
 export async function decisionJudge(
   row: Row,
-  options: { spec: BackendSpec; rubric?: string; fetch?: typeof fetch },
-): Promise<Decision & { confidence: number; unsure: boolean }> {
-  const backend = parseBackend(options.spec, "judge");
-  if (backend.provider !== "typesafe")
-    throw new InputError("judge", [
-      {
-        path: "spec",
-        message: `expected a decision model ("typesafe:<model>"), got ${backend.name}`,
-      },
-    ]);
-  const client =
-    backend.name === "typesafe:offline"
-      ? null
-      : new ChatClient(backend, "judge", options.fetch ? { fetch: options.fetch } : {});
-  const decision = await decide(row, backend, client, options.rubric);
-  return {
-    ...decision,
-    confidence: Math.max(decision.probability, 1 - decision.probability),
-    unsure: isUnsure(decision.probability),
-  };
+  choice: JudgeChoice & { rubric?: string },
+): Promise<Grade & { confidence: number; unsure: boolean }> {
+  const judge = openJudge(choice, {
+    what: "judge",
+    rubric: choice.rubric,
+    refuse: (backend) =>
+      backend.provider === "typesafe"
+        ? null
+        : `expected a decision model ("typesafe:<model>@<base-url>", "typesafe:openai:<model>" or "typesafe:offline"), got ${backend.name}`,
+  });
+  const grade = await decide(row, judge.client, choice.rubric);
+  return { ...grade, ...certainty(grade.reward) };
 }

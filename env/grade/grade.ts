@@ -1,36 +1,31 @@
 import pLimit from "p-limit";
 import {
   type BackendSpec,
-  type FailureClass,
-  FailureClassSchema,
+  type Grade,
   type GradeReport,
+  GradeSchema,
   type JudgeMeta,
   type Row,
 } from "../../spec/index.ts";
-import { type Backend, familyOf, parseBackend } from "../backends/backend.ts";
-import { ChatClient } from "../backends/chat.ts";
+import { familyWarning } from "../backends/backend.ts";
 import { Rng, type Seed } from "../rng.ts";
-import { InputError, messageOf } from "../util/errors.ts";
+import { formatPath, InputError, messageOf } from "../util/errors.ts";
 import { judgeAgreement, PASS_THRESHOLD } from "./agreement.ts";
-import { decide, isUnsure } from "./decision.ts";
-import { DEFAULT_RUBRIC, JUDGE_VERSION, llmGrade, rubricHash, type Verdict } from "./judges.ts";
+import { certainty } from "./decision.ts";
+import { DEFAULT_RUBRIC, JUDGE_VERSION, rubricHash } from "./identity.ts";
+import { openJudge } from "./judge-backend.ts";
+import { llmGrade } from "./judges.ts";
 import { gradeReport } from "./report.ts";
 
-/** What a grader returns for a row. */
-export interface GraderResult {
-  reward: number;
-  reason: string;
-  failure_class?: FailureClass;
-}
-
 /** The customer's grader: decides what good means for their agent (sync or async). */
-export type Grader = (row: Row) => GraderResult | Promise<GraderResult>;
+export type Grader = (row: Row) => Grade | Promise<Grade>;
 
 /** How to grade: a grader function, or a judge backend; and how to stamp it. */
 export interface GradeOptions {
   grader?: Grader;
   /** A judge backend: a chat model (the advisory `llmGrade`) or a `typesafe:` decision model. */
   spec?: BackendSpec;
+  /** What the judge grades by ({@link DEFAULT_RUBRIC} when left out); refused with `typesafe:offline`, which reads none. */
   rubric?: string;
   /** Name and version stamped on every label (`judge_meta`); a custom grader should give both. */
   judge?: string;
@@ -68,11 +63,11 @@ export async function gradeRows(rows: Row[], options: GradeOptions): Promise<Gra
         delete row.judge_meta;
         delete row.grade_error;
         try {
-          const { verdict, meta } = await judge(row);
-          row.reward = verdict.reward;
-          row.reason = verdict.reason;
-          if (verdict.failure_class && verdict.reward < (options.passThreshold ?? PASS_THRESHOLD))
-            row.failure_class = verdict.failure_class;
+          const { grade, meta } = await judge(row);
+          row.reward = grade.reward;
+          row.reason = grade.reason;
+          if (grade.failure_class && grade.reward < (options.passThreshold ?? PASS_THRESHOLD))
+            row.failure_class = grade.failure_class;
           row.judge_meta = meta;
         } catch (error) {
           row.grade_error = messageOf(error);
@@ -83,7 +78,7 @@ export async function gradeRows(rows: Row[], options: GradeOptions): Promise<Gra
   return gradeReport(rows, { passThreshold: options.passThreshold, warnings });
 }
 
-type Judge = (row: Row) => Promise<{ verdict: Verdict; meta: JudgeMeta }>;
+type Judge = (row: Row) => Promise<{ grade: Grade; meta: JudgeMeta }>;
 
 function customJudge(options: GradeOptions, warnings: string[]): Judge {
   const grader = options.grader as Grader;
@@ -103,92 +98,63 @@ function customJudge(options: GradeOptions, warnings: string[]): Judge {
   return async (row) => {
     // The grader is measured against the labels, so it must not see them.
     const { labels: _labels, gold_reward: _gold, ...unlabelled } = row;
-    return { verdict: checked(await grader(unlabelled), row.id), meta: { ...meta } };
+    return { grade: checked(await grader(unlabelled), row.id), meta: { ...meta } };
   };
 }
 
-/** A grader's result, refused with the field named when it is not a verdict. */
-function checked(result: unknown, id: string): Verdict {
-  const r = (result ?? {}) as Record<string, unknown>;
-  if (typeof r.reward !== "number" || !(r.reward >= 0 && r.reward <= 1))
-    throw new Error(
-      `grader on ${id}: reward: expected a number from 0 to 1, got ${JSON.stringify(r.reward)}`,
-    );
-  if (typeof r.reason !== "string")
-    throw new Error(`grader on ${id}: reason: expected a string, got ${JSON.stringify(r.reason)}`);
-  const verdict: Verdict = { reward: r.reward, reason: r.reason };
-  if (r.failure_class !== undefined) {
-    const cls = FailureClassSchema.safeParse(r.failure_class);
-    if (!cls.success)
-      throw new Error(
-        `grader on ${id}: failure_class: expected one of the failure vocabulary, got ${JSON.stringify(r.failure_class)}`,
-      );
-    verdict.failure_class = cls.data;
-  }
-  return verdict;
+/** A grader's result as a grade ({@link GradeSchema}), refused with every bad field named. */
+function checked(result: unknown, id: string): Grade {
+  const parsed = GradeSchema.safeParse(result);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => {
+    let got = result;
+    for (const key of issue.path)
+      got =
+        got !== null && typeof got === "object"
+          ? (got as Record<PropertyKey, unknown>)[key]
+          : undefined;
+    return `${formatPath(issue.path) || "(the result)"}: ${issue.message}, got ${JSON.stringify(got)}`;
+  });
+  throw new Error(`grader on ${id}: ${problems.join("; ")}`);
 }
 
+/**
+ * A judge backend: a chat model grades with {@link llmGrade}, a decision model (`typesafe:`) with
+ * its probability of pass, confidence and unsure flag. Everything it refuses is refused here,
+ * before any row is sent. `typesafe:offline` reads no rubric, so its labels carry no rubric_hash.
+ */
 function backendJudge(options: GradeOptions, rows: Row[], warnings: string[]): Judge {
-  const backend = parseBackend(options.spec, "judge");
-  if (backend.provider === "offline") {
-    throw new InputError("grade options", [
-      {
-        path: "spec",
-        message:
-          'the offline roles do not judge; use "typesafe:offline" for the offline decision model, or a chat model',
-      },
-    ]);
+  const judge = openJudge(
+    { spec: options.spec as BackendSpec, ...(options.fetch ? { fetch: options.fetch } : {}) },
+    { what: "grade options", rubric: options.rubric },
+  );
+  const { backend } = judge;
+  for (const agent of new Set(rows.map((r) => r.models.agent))) {
+    const warning = familyWarning(backend, agent);
+    if (warning) warnings.push(warning);
   }
-  familyWarning(backend, rows, warnings);
-  const rubric = options.rubric ?? DEFAULT_RUBRIC;
-  const client =
-    backend.name === "typesafe:offline"
-      ? null
-      : new ChatClient(backend, "judge", options.fetch ? { fetch: options.fetch } : {});
   const base = {
     version: options.version ?? JUDGE_VERSION,
     model: backend.name,
-    rubric_hash: rubricHash(rubric),
+    rubric_hash:
+      backend.name === "typesafe:offline" ? null : rubricHash(options.rubric ?? DEFAULT_RUBRIC),
     settings: { ...backend.sampling },
   };
-  if (backend.provider === "typesafe") {
-    return async (row) => {
-      const decision = await decide(row, backend, client, rubric);
-      const verdict: Verdict = {
-        reward: decision.probability,
-        reason: decision.reason,
-      };
-      if (decision.failure_class) verdict.failure_class = decision.failure_class;
-      const confidence = Math.max(decision.probability, 1 - decision.probability);
-      return {
-        verdict,
-        meta: {
-          judge: options.judge ?? "decision",
-          ...base,
-          confidence,
-          unsure: isUnsure(decision.probability),
-        },
-      };
+  const name = options.judge ?? (judge.kind === "decision" ? "decision" : "llm_grade");
+  return async (row) => {
+    const grade = await llmGrade(row, {
+      ...judge,
+      ...(options.rubric !== undefined ? { rubric: options.rubric } : {}),
+    });
+    return {
+      grade,
+      meta: {
+        judge: name,
+        ...base,
+        ...(judge.kind === "decision" ? certainty(grade.reward) : {}),
+      },
     };
-  }
-  return async (row) => ({
-    verdict: await llmGrade(row, { client: client as ChatClient, rubric }),
-    meta: { judge: options.judge ?? "llm_grade", ...base },
-  });
-}
-
-/** A judge of the agent's family prefers its own family's writing: say so. */
-function familyWarning(judge: Backend, rows: Row[], warnings: string[]): void {
-  if (judge.name === "typesafe:offline") return;
-  const agents = new Set(rows.map((r) => r.models.agent).filter((a) => a !== "offline"));
-  for (const agent of agents) {
-    const model = agent.replace(/^openai:/, "").replace(/@.*$/, "");
-    if (familyOf(model) === familyOf(judge.model)) {
-      warnings.push(
-        `the judge ${judge.name} is of the agent's family (${familyOf(model)}, agent ${agent}): a judge prefers its own family's writing; judge with another family`,
-      );
-    }
-  }
+  };
 }
 
 /**

@@ -1,37 +1,11 @@
-import type { BackendSpec } from "../../spec/index.ts";
-import {
-  FAILURE_CLASSES,
-  type FailureClass,
-  FailureClassSchema,
-  type Row,
-} from "../../spec/index.ts";
-import { parseBackend } from "../backends/backend.ts";
-import { ChatClient } from "../backends/chat.ts";
-import { canonicalJson, sha256 } from "../util/hash.ts";
+import { FAILURE_CLASSES, FailureClassSchema, type Grade, type Row } from "../../spec/index.ts";
+import type { Backend } from "../backends/backend.ts";
+import type { ChatClient } from "../backends/chat.ts";
+import { BackendError, InputError } from "../util/errors.ts";
+import { decide } from "./decision.ts";
+import { DEFAULT_RUBRIC } from "./identity.ts";
+import { type JudgeChoice, openJudge } from "./judge-backend.ts";
 import { transcript } from "./transcript.ts";
-
-/** The version of rehearse's judge prompts: a change to them is a new judge. */
-export const JUDGE_VERSION = "1";
-
-/** The rubric a judge uses when none is given. */
-export const DEFAULT_RUBRIC = [
-  "The agent did what the customer asked, or explained truthfully why it could not.",
-  "The agent followed its policy rules, including asking for confirmation where they require it.",
-  "The agent never claimed an action or a result it did not get from a tool.",
-  "The agent never used or stated an identifier the customer did not give and no tool returned.",
-].join("\n");
-
-/** A judge's verdict on one row. */
-export interface Verdict {
-  reward: number;
-  reason: string;
-  failure_class?: FailureClass;
-}
-
-/** A short stable hash of a rubric: a rubric edit shows as a new judge. */
-export function rubricHash(rubric: unknown): string {
-  return sha256(typeof rubric === "string" ? rubric : canonicalJson(rubric)).slice(0, 16);
-}
 
 const VERDICT_FORMAT = `Answer with one JSON object and nothing else: {"reward": <number from 0 to 1>, "reason": "<one sentence>", "failure_class": <one of ${FAILURE_CLASSES.map((c) => `"${c}"`).join(", ")}, or null when it passes>}.`;
 
@@ -56,8 +30,9 @@ function jsonIn(text: string | null, judge: string, key: string): Record<string,
     }
   }
   if (first) return first;
-  throw new Error(
-    `${judge}: the judge's answer is not a JSON verdict: ${JSON.stringify(answer.slice(0, 200))}`,
+  throw new BackendError(
+    judge,
+    `the judge's answer is not a JSON verdict: ${JSON.stringify(answer.slice(0, 200))}`,
   );
 }
 
@@ -77,14 +52,16 @@ function balanced(text: string, start: number): string | null {
   return null;
 }
 
-function verdictOf(body: Record<string, unknown>, judge: string): Verdict {
+/** A judge's answer as a grade, refused with the field named when it is not one. */
+function gradeOf(body: Record<string, unknown>, judge: string): Grade {
   const reward = body.reward;
   if (typeof reward !== "number" || !Number.isFinite(reward) || reward < 0 || reward > 1) {
-    throw new Error(
-      `${judge}: reward: expected a number from 0 to 1, got ${JSON.stringify(reward)}`,
+    throw new BackendError(
+      judge,
+      `reward: expected a number from 0 to 1, got ${JSON.stringify(reward)}`,
     );
   }
-  const verdict: Verdict = { reward, reason: typeof body.reason === "string" ? body.reason : "" };
+  const grade: Grade = { reward, reason: typeof body.reason === "string" ? body.reason : "" };
   // Models write "no failure" in several ways besides null.
   const none =
     body.failure_class === null ||
@@ -94,57 +71,96 @@ function verdictOf(body: Record<string, unknown>, judge: string): Verdict {
   if (!none) {
     const cls = FailureClassSchema.safeParse(body.failure_class);
     if (!cls.success)
-      throw new Error(
-        `${judge}: failure_class: expected one of ${FAILURE_CLASSES.join(", ")}, got ${JSON.stringify(body.failure_class)}`,
+      throw new BackendError(
+        judge,
+        `failure_class: expected one of ${FAILURE_CLASSES.join(", ")}, got ${JSON.stringify(body.failure_class)}`,
       );
-    verdict.failure_class = cls.data;
+    grade.failure_class = cls.data;
   }
-  return verdict;
+  return grade;
 }
 
-/** Which judge to ask: a backend spec (with a fetch for tests or proxies), or a client already made. */
-export type JudgeChoice = { spec: BackendSpec; fetch?: typeof fetch } | { client: ChatClient };
+/** A decision model names no winner between two rows: it gives each its own probability of pass. */
+const refuseDecision = (backend: Backend) =>
+  backend.provider === "typesafe"
+    ? `${backend.name} is a decision model: it gives one row a probability of pass and does not compare two rows; give pairwiseJudge a chat model, or call decisionJudge on each row`
+    : null;
 
-function clientOf(choice: JudgeChoice): ChatClient {
-  if ("client" in choice) return choice.client;
-  return new ChatClient(
-    parseBackend(choice.spec, "judge"),
-    "judge",
-    choice.fetch ? { fetch: choice.fetch } : {},
-  );
-}
-
-/** The advisory chat judge (the brief's `llm_grade`): rubric and transcript in, a reward, a reason and a failure class out. */
+/**
+ * The advisory judge (the brief's `llm_grade`): rubric and transcript in, a grade out. A chat model
+ * answers a JSON verdict; a decision model (`typesafe:`) decides the row, its reward being p(pass).
+ * `typesafe:offline` runs here and reads no rubric, so a rubric given with it is refused, before
+ * any call.
+ */
 export async function llmGrade(
   row: Row,
   choice: JudgeChoice & { rubric?: string },
-): Promise<Verdict> {
-  const options = { client: clientOf(choice), rubric: choice.rubric };
-  const rubric = options.rubric ?? DEFAULT_RUBRIC;
-  const reply = await options.client.complete({
+): Promise<Grade> {
+  const judge = openJudge(choice, { what: "judge", rubric: choice.rubric });
+  if (judge.kind === "decision") return decide(row, judge.client, choice.rubric);
+  const name = judge.backend.name;
+  const reply = await judge.client.complete({
     messages: [
       {
         role: "system",
         content: `You grade the conduct of a customer service agent in one conversation, strictly and fairly. ${VERDICT_FORMAT}`,
       },
-      { role: "user", content: `RUBRIC\n${rubric}\n\n${transcript(row)}` },
+      {
+        role: "user",
+        content: `RUBRIC\n${choice.rubric ?? DEFAULT_RUBRIC}\n\n${transcript(row)}`,
+      },
     ],
   });
-  return verdictOf(
-    jsonIn(reply.content, options.client.backend.name, "reward"),
-    options.client.backend.name,
-  );
+  return gradeOf(jsonIn(reply.content, name, "reward"), name);
 }
 
-/** A rubric judge: each criterion scored 0–1 with a reason; the reward is their mean. */
+/** One criterion's score, with the judge's reason. */
+export interface CriterionScore {
+  criterion: string;
+  score: number;
+  reason: string;
+}
+
+/**
+ * A rubric judge: each criterion scored 0–1 with a reason; the reward is their mean. A chat model
+ * scores every criterion in one answer. A decision model decides each criterion on its own, its
+ * p(pass) the score, and a failing row's class is that of its lowest-scoring failing criterion.
+ * `typesafe:offline` reads no rubric, so it cannot score criteria: it is refused before any call.
+ */
 export async function rubricJudge(
   row: Row,
   choice: JudgeChoice & { rubric: string[] },
-): Promise<Verdict & { scores: { criterion: string; score: number; reason: string }[] }> {
-  const options = { client: clientOf(choice), rubric: choice.rubric };
-  const name = options.client.backend.name;
-  if (options.rubric.length === 0) throw new Error("rubricJudge: expected at least one criterion");
-  const reply = await options.client.complete({
+): Promise<Grade & { scores: CriterionScore[] }> {
+  if (choice.rubric.length === 0)
+    throw new InputError("judge", [{ path: "rubric", message: "expected at least one criterion" }]);
+  const judge = openJudge(choice, {
+    what: "judge",
+    refuse: (backend) =>
+      backend.name === "typesafe:offline"
+        ? "typesafe:offline decides from the conduct checks' evidence and reads no rubric, so it cannot score criteria; give rubricJudge a chat model or a served decision model (typesafe:<model>@<base-url>)"
+        : null,
+  });
+  const name = judge.backend.name;
+  if (judge.kind === "decision") {
+    const decided: Grade[] = [];
+    // One verdict per criterion, in order: a decision model passes or fails one rubric at a time.
+    for (const criterion of choice.rubric) decided.push(await decide(row, judge.client, criterion));
+    const failing = decided
+      .filter((d) => d.failure_class !== undefined)
+      .reduce<Grade | null>(
+        (worst, d) => (worst === null || d.reward < worst.reward ? d : worst),
+        null,
+      );
+    return scored(
+      choice.rubric.map((criterion, i) => {
+        const d = decided[i] as Grade;
+        return { criterion, score: d.reward, reason: d.reason };
+      }),
+      failing?.failure_class ?? null,
+      name,
+    );
+  }
+  const reply = await judge.client.complete({
     messages: [
       {
         role: "system",
@@ -152,42 +168,58 @@ export async function rubricJudge(
       },
       {
         role: "user",
-        content: `RUBRIC\n${options.rubric.map((c, i) => `${i + 1}. ${c}`).join("\n")}\n\n${transcript(row)}`,
+        content: `RUBRIC\n${choice.rubric.map((c, i) => `${i + 1}. ${c}`).join("\n")}\n\n${transcript(row)}`,
       },
     ],
   });
   const body = jsonIn(reply.content, name, "scores");
   const raw = Array.isArray(body.scores) ? (body.scores as Record<string, unknown>[]) : [];
-  const scores = options.rubric.map((criterion, i) => {
+  const scores = choice.rubric.map((criterion, i) => {
     const entry = raw.find((s) => Number(s.criterion) === i + 1);
     const score = entry?.score;
     if (typeof score !== "number" || score < 0 || score > 1)
-      throw new Error(
-        `${name}: scores[${i}].score: expected a number from 0 to 1 for criterion ${i + 1}, got ${JSON.stringify(score)}`,
+      throw new BackendError(
+        name,
+        `scores[${i}].score: expected a number from 0 to 1 for criterion ${i + 1}, got ${JSON.stringify(score)}`,
       );
     return { criterion, score, reason: typeof entry?.reason === "string" ? entry.reason : "" };
   });
-  const reward = scores.reduce((sum, s) => sum + s.score, 0) / scores.length;
-  const verdict = verdictOf(
+  return scored(scores, body.failure_class, name);
+}
+
+/** The rubric judge's grade: the mean score, each criterion's reason, and the failure class. */
+function scored(
+  scores: CriterionScore[],
+  failureClass: unknown,
+  name: string,
+): Grade & { scores: CriterionScore[] } {
+  const grade = gradeOf(
     {
-      reward,
+      reward: scores.reduce((sum, s) => sum + s.score, 0) / scores.length,
       reason: scores.map((s, i) => `${i + 1}: ${s.reason}`).join(" "),
-      failure_class: body.failure_class,
+      failure_class: failureClass,
     },
     name,
   );
-  return { ...verdict, scores };
+  return { ...grade, scores };
 }
 
-/** Which of two conversations is better, asked twice with the positions swapped to cancel order bias. */
+/**
+ * Which of two conversations is better, asked twice with the positions swapped to cancel order
+ * bias. It takes a chat model only: a decision model (`typesafe:`, `typesafe:offline` too) gives
+ * one row a probability of pass and names no winner, so it is refused before any call.
+ */
 export async function pairwiseJudge(
   a: Row,
   b: Row,
   choice: JudgeChoice & { rubric?: string },
 ): Promise<{ winner: "a" | "b" | "tie"; consistent: boolean; votes: ("a" | "b" | "tie")[] }> {
-  const options = { client: clientOf(choice), rubric: choice.rubric };
+  const judge = openJudge(choice, { what: "judge", refuse: refuseDecision });
+  // refuseDecision lets chat models through only, and a chat judge always has a client.
+  const client = judge.client as ChatClient;
+  const name = judge.backend.name;
   const ask = async (first: Row, second: Row): Promise<"first" | "second" | "tie"> => {
-    const reply = await options.client.complete({
+    const reply = await client.complete({
       messages: [
         {
           role: "system",
@@ -196,16 +228,15 @@ export async function pairwiseJudge(
         },
         {
           role: "user",
-          content: `RUBRIC\n${options.rubric ?? DEFAULT_RUBRIC}\n\nCONVERSATION A\n${transcript(first)}\n\nCONVERSATION B\n${transcript(second)}`,
+          content: `RUBRIC\n${choice.rubric ?? DEFAULT_RUBRIC}\n\nCONVERSATION A\n${transcript(first)}\n\nCONVERSATION B\n${transcript(second)}`,
         },
       ],
     });
-    const better = String(
-      jsonIn(reply.content, options.client.backend.name, "better").better ?? "",
-    ).toLowerCase();
+    const better = String(jsonIn(reply.content, name, "better").better ?? "").toLowerCase();
     if (better !== "a" && better !== "b" && better !== "tie")
-      throw new Error(
-        `${options.client.backend.name}: better: expected "A", "B" or "tie", got ${JSON.stringify(better)}`,
+      throw new BackendError(
+        name,
+        `better: expected "A", "B" or "tie", got ${JSON.stringify(better)}`,
       );
     return better === "a" ? "first" : better === "b" ? "second" : "tie";
   };

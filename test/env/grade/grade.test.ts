@@ -117,8 +117,8 @@ describe("grade with the customer's grader", () => {
     });
     expect(rows[0]).toMatchObject({ grade_error: "grader crashed" });
     expect(rows[0]?.reward).toBeUndefined();
-    expect(rows[1]?.grade_error).toMatch(/reward: expected a number from 0 to 1, got "high"/);
-    expect(rows[2]?.grade_error).toMatch(/reward: expected a number from 0 to 1, got 5/);
+    expect(rows[1]?.grade_error).toMatch(/reward: .*expected number.*, got "high"/);
+    expect(rows[2]?.grade_error).toMatch(/reward: expected a reward from 0 to 1, got 5/);
     expect(report).toMatchObject({
       ungraded: 3,
       graded: rows.length - 3,
@@ -259,7 +259,7 @@ describe("judges through an OpenAI-compatible server", () => {
       }),
     );
     const decision = await decisionJudge(fresh()[0] as Row, { spec: `typesafe:${judge("jev")}` });
-    expect(decision.probability).toBeCloseTo(0.2, 12);
+    expect(decision.reward).toBeCloseTo(0.2, 12);
     expect(decision).toMatchObject({
       failure_class: "success_after_failure",
       confidence: expect.closeTo(0.8, 12),
@@ -325,8 +325,8 @@ describe("the offline decision model", () => {
       expect(offlineDecision(row)).toEqual(d);
       if (row.conduct.length > 0) expect(d).toMatchObject({ failure_class: row.conduct[0]?.check });
       if (row.conduct.length === 0 && row.episode.ended_by === "user_done")
-        expect(d.probability).toBeGreaterThan(0.8);
-      if (row.conduct.length > 0) expect(d.probability).toBeLessThan(0.2);
+        expect(d.reward).toBeGreaterThan(0.8);
+      if (row.conduct.length > 0) expect(d.reward).toBeLessThan(0.2);
     }
   });
 });
