@@ -6,6 +6,7 @@ import {
   type Row,
 } from "../../spec/index.ts";
 import { InputError, type InputIssue, issuesOf } from "../util/errors.ts";
+import { judgeIdentity } from "./identity.ts";
 
 /** A reward at or above this passes. */
 export const PASS_THRESHOLD = 0.5;
@@ -104,7 +105,7 @@ function cohensKappa(
   return { kappa: (observed - expected) / (1 - expected) };
 }
 
-/** The publish gate's stamp: the judge's measured calibration, or a plain statement that it was never measured. */
+/** The publish gate's stamp: the judge's measured calibration, or a plain statement that it was never measured; the judge is the most common {@link judgeIdentity}. */
 export function calibrationStamp(
   rows: readonly Row[],
   agreement: Agreement = judgeAgreement(rows),
@@ -112,7 +113,7 @@ export function calibrationStamp(
   const judges = new Map<string, number>();
   for (const row of rows) {
     if (!row.judge_meta) continue;
-    const name = `${row.judge_meta.judge}@${row.judge_meta.version}`;
+    const name = judgeIdentity(row.judge_meta);
     judges.set(name, (judges.get(name) ?? 0) + 1);
   }
   const judge =

@@ -1,5 +1,6 @@
 import type { GradeReport, Row } from "../../spec/index.ts";
 import { calibrationStamp, judgeAgreement, PASS_THRESHOLD } from "./agreement.ts";
+import { judgeIdentity } from "./identity.ts";
 
 /** C(n, k), exactly for the small counts pass^k needs. */
 function choose(n: number, k: number): number {
@@ -61,9 +62,7 @@ export function gradeReport(
   for (const row of agentRows)
     for (const f of row.conduct) conduct[f.check] = (conduct[f.check] ?? 0) + 1;
   const judges = [
-    ...new Set(
-      rows.flatMap((r) => (r.judge_meta ? [`${r.judge_meta.judge}@${r.judge_meta.version}`] : [])),
-    ),
+    ...new Set(rows.flatMap((r) => (r.judge_meta ? [judgeIdentity(r.judge_meta)] : []))),
   ].sort();
   const hasGold = rows.some(
     (r) => (r.labels ?? []).some((l) => l.kind === "human") || r.gold_reward !== undefined,
@@ -74,6 +73,7 @@ export function gradeReport(
   const thin = Object.entries(passK.situations).find(([, n]) => n < all);
   const warnings = [
     ...(options.warnings ?? []),
+    ...rubricWarnings(rows),
     ...(thin
       ? [
           `pass^k from k = ${thin[0]} averages over ${thin[1]} of ${all} situations (the others have fewer graded trials): compare ks at equal support (pass_hat_k_situations)`,
@@ -103,4 +103,20 @@ export function gradeReport(
     errors: rows.flatMap((r) => (r.grade_error ? [{ row: r.id, error: r.grade_error }] : [])),
     warnings,
   };
+}
+
+/** One warning per judge (name and version) whose rows were graded under more than one rubric. */
+function rubricWarnings(rows: readonly Row[]): string[] {
+  const hashes = new Map<string, Set<string>>();
+  for (const { judge_meta: meta } of rows) {
+    if (!meta) continue;
+    const judge = `${meta.judge}@${meta.version}`;
+    hashes.set(judge, (hashes.get(judge) ?? new Set()).add(meta.rubric_hash ?? "none"));
+  }
+  return [...hashes]
+    .filter(([, seen]) => seen.size > 1)
+    .map(
+      ([judge, seen]) =>
+        `${judge} graded these rows under ${seen.size} rubrics (rubric_hash ${[...seen].sort().join(", ")}): its labels are not one judge's; regrade under one rubric, or give each rubric its own version`,
+    );
 }

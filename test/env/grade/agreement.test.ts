@@ -89,7 +89,7 @@ describe("judgeAgreement", () => {
       };
     expect(calibrationStamp(labelled)).toMatchObject({
       status: "measured",
-      judge: "my-grader@2",
+      judge: "my-grader@2#abc",
       n: 6,
       agreement: 5 / 6,
     });

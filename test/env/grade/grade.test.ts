@@ -44,7 +44,7 @@ describe("grade with the customer's grader", () => {
       });
       expect(row.reward).toBe(row.conduct.length === 0 ? 1 : 0);
     }
-    expect(report.judges).toEqual(["mine@3"]);
+    expect(report.judges).toEqual([`mine@3#${rows[0]?.judge_meta?.rubric_hash}`]);
     expect(report.warnings).toEqual([]);
     const async = fresh();
     await gradeRows(async, {
