@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import type {
   Coverage,
   DatasetMeta,
+  DatasetSearch,
   Degraded,
   GradeReport,
   Label,
@@ -71,9 +72,17 @@ export class Dataset {
     return this.meta?.warnings ?? [];
   }
 
-  /** The search report: row budget, mutations, and the writer's errors. */
-  get search(): DatasetMeta["search"] | null {
-    return this.meta?.search ?? null;
+  /**
+   * The search report: row budget, mutations and the writer's errors (`status: "recorded"`), or,
+   * for rows with no sidecar, `status: "unrecorded"` with the reason: those figures are not known.
+   */
+  get search(): DatasetSearch {
+    if (this.meta) return { status: "recorded", ...this.meta.search };
+    return {
+      status: "unrecorded",
+      reason:
+        "no sidecar (.meta.json) came with these rows, so the run's budget, mutations and writer errors are not known",
+    };
   }
 
   /**

@@ -19,6 +19,16 @@ export const SearchReportSchema = z.object({
   writer_errors: z.array(z.string()),
 });
 
+/**
+ * A dataset's search report: the run's own, from its sidecar (`recorded`), or for rows with no
+ * sidecar a plain statement that none was recorded (`unrecorded`), never invented figures.
+ */
+export const DatasetSearchSchema = z.discriminatedUnion("status", [
+  SearchReportSchema.extend({ status: z.literal("recorded") }),
+  z.object({ status: z.literal("unrecorded"), reason: z.string() }),
+]);
+export type DatasetSearch = z.infer<typeof DatasetSearchSchema>;
+
 /** The options a run was made with: everything that decides its rows. */
 export const RunOptionsSchema = z.object({
   rows: z.int().min(1),
