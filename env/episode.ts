@@ -4,6 +4,7 @@ import {
   type ChatMessage,
   type CheckedGrade,
   type ConductFinding,
+  DEFAULTS,
   type EndedBy,
   type Goal,
   type Observation,
@@ -30,8 +31,6 @@ import { InputError, type InputIssue, issuesOf, messageOf } from "./util/errors.
 import { canonicalJson, sha256 } from "./util/hash.ts";
 import { type Baseline, createWorld, type World } from "./world/world.ts";
 
-/** Assistant messages an episode allows before it is cut off (truncated). */
-export const DEFAULT_MAX_TURNS = 12;
 /** Tool calls one assistant message may make. */
 export const DEFAULT_MAX_TOOL_CALLS = 32;
 /** Bytes one assistant message may take as JSON (256 KiB). */
@@ -47,6 +46,7 @@ export interface EpisodeOptions {
   situations?: SituationSource;
   writer?: SituationWriter;
   userModel?: UserSimulator;
+  /** Assistant messages before the episode is cut off (truncated); `DEFAULTS.maxTurns` when left out. */
   maxTurns?: number;
   /**
    * Tool calls one assistant message may make (default {@link DEFAULT_MAX_TOOL_CALLS}); a message
@@ -132,7 +132,7 @@ export class Episode {
     this.#situation = options.situation ?? null;
     this.#situations =
       options.situations ?? oneSituation(this.agent, options.situation as Situation);
-    this.maxTurns = options.maxTurns ?? DEFAULT_MAX_TURNS;
+    this.maxTurns = options.maxTurns ?? DEFAULTS.maxTurns;
     if (!Number.isInteger(this.maxTurns) || this.maxTurns < 1)
       throw new RangeError(`maxTurns: expected a whole number ≥ 1, got ${this.maxTurns}`);
     this.maxToolCalls = options.maxToolCalls ?? DEFAULT_MAX_TOOL_CALLS;

@@ -13,7 +13,6 @@ export { Dataset, loadDataset } from "./dataset.ts";
 export {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_TOOL_CALLS,
-  DEFAULT_MAX_TURNS,
   Episode,
   EpisodeError,
   type EpisodeOptions,
@@ -34,11 +33,9 @@ export { simulatorChecks } from "./grade/simulator.ts";
 export { END_MARKERS, userBrief } from "./people/brief.ts";
 export { type Persona, samplePersona } from "./people/persona.ts";
 export {
-  DEFAULT_FAULT_RATE,
   type FlipReport,
   type Plan,
   Planner,
-  type PlanOptions,
   planSituations,
   situationId,
   type WalkSummary,
@@ -48,7 +45,7 @@ export { assignRoles, FallbackWriter, type RoleChoices, type Roles } from "./rol
 export { ModelAgent } from "./roles/model-agent.ts";
 export { ModelUser } from "./roles/model-user.ts";
 export { ModelWriter } from "./roles/model-writer.ts";
-export { DEFAULT_SLIP_RATE, OfflineAgent } from "./roles/offline-agent.ts";
+export { OfflineAgent } from "./roles/offline-agent.ts";
 export { offlineUser } from "./roles/offline-user.ts";
 export { OfflineWriter } from "./roles/offline-writer.ts";
 export type {
@@ -64,7 +61,6 @@ export type {
 } from "./roles/types.ts";
 export { playEpisode, type RolloutResult, rollout } from "./rollout.ts";
 export {
-  DEFAULT_CONCURRENCY,
   type SimulateOptions,
   SimulationInterrupted,
   simulate,
@@ -80,6 +76,7 @@ export {
   BackendError,
   InputError,
   type InputIssue,
+  issuesOf,
   messageOf,
   SpecError,
 } from "./util/errors.ts";

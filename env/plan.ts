@@ -1,11 +1,13 @@
-import { z } from "zod";
 import {
   AXIS_NAMES,
   type AxisName,
   type ConditionKind,
   type Coordinate,
   type Coverage,
+  DEFAULTS,
   type ForbiddenPair,
+  type PlanOptions,
+  PlanOptionsSchema,
   type Situation,
   type ToolDefinition,
 } from "../spec/index.ts";
@@ -17,24 +19,6 @@ import type { PolicyReading } from "./policy/index.ts";
 import { Rng, type Seed } from "./rng.ts";
 import { InputError, issuesOf, SpecError } from "./util/errors.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
-
-/** The cold-start default: one fault cell in ten keeps its fault. */
-export const DEFAULT_FAULT_RATE = 0.1;
-
-const PlanOptionsSchema = z.object({
-  rows: z.int().min(1, "expected at least 1 row").optional(),
-  seed: z
-    .union([z.int().min(0), z.string().min(1)], {
-      error: "expected a non-negative integer or a string",
-    })
-    .optional(),
-  faultRate: z.number().min(0).max(1, "expected a share between 0 and 1").optional(),
-  preferSuccess: z.boolean().optional(),
-  effort: z.number().min(0).optional(),
-});
-
-/** How many situations to plan and how the cold-start flip behaves. */
-export type PlanOptions = z.infer<typeof PlanOptionsSchema>;
 
 /** The flip's effect over the whole run: how many fault cells were visited and how many kept their fault. */
 export interface FlipReport {
@@ -112,9 +96,11 @@ export class Planner {
     const parsed = PlanOptionsSchema.safeParse(options);
     if (!parsed.success) throw new InputError("plan options", issuesOf(parsed.error, options));
     const agent = this.agent;
-    this.seed = parsed.data.seed ?? agent.world.seed ?? 0;
-    this.faultRate = parsed.data.faultRate ?? agent.world.fault_rate ?? DEFAULT_FAULT_RATE;
-    this.preferSuccess = parsed.data.preferSuccess ?? agent.world.prefer_success ?? true;
+    // An option given beats the spec's world dial, which beats the default.
+    this.seed = parsed.data.seed ?? agent.world.seed ?? DEFAULTS.seed;
+    this.faultRate = parsed.data.faultRate ?? agent.world.fault_rate ?? DEFAULTS.faultRate;
+    this.preferSuccess =
+      parsed.data.preferSuccess ?? agent.world.prefer_success ?? DEFAULTS.preferSuccess;
     this.#space = new PairwiseCounter(agent);
     if (this.#space.reach.targetCount === 0) {
       throw new SpecError("agent spec", [
@@ -126,7 +112,7 @@ export class Planner {
         levels: AXIS_NAMES.map((a) => agent.axes[a].length),
         forbidden: this.#space.space.forbidden ? forbiddenPairs(this.#space) : [],
       },
-      { seed: this.seed, effort: parsed.data.effort ?? 1 },
+      { seed: this.seed, effort: parsed.data.effort ?? DEFAULTS.effort },
     );
     this.rows = parsed.data.rows ?? this.grid.rows.length;
   }

@@ -1,41 +1,31 @@
 import { stat } from "node:fs/promises";
-import { z } from "zod";
 import pkg from "../package.json" with { type: "json" };
-import type { DatasetMeta, PairwiseCoverage, Row, RunOptions, Situation } from "../spec/index.ts";
+import {
+  type DatasetMeta,
+  DEFAULTS,
+  type PairwiseCoverage,
+  type Row,
+  type RunOptions,
+  SimulateOptionsSchema,
+  type SimulatePlainOptions,
+  type Situation,
+} from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { Dataset } from "./dataset.ts";
-import { DEFAULT_MAX_TURNS, rowId } from "./episode.ts";
+import { rowId } from "./episode.ts";
 import { RowSink } from "./jsonl.ts";
 import { Planner } from "./plan.ts";
 import { QualityTally, touchedSituation } from "./quality.ts";
 import { assignRoles, type RoleChoices } from "./roles/assign.ts";
-import { DEFAULT_SLIP_RATE } from "./roles/offline-agent.ts";
+import { OfflineAgent } from "./roles/offline-agent.ts";
 import { playEpisode } from "./rollout.ts";
 import { InputError, issuesOf } from "./util/errors.ts";
 
-/** Episodes run at once by default. */
-export const DEFAULT_CONCURRENCY = 4;
-
-const SimulateOptionsSchema = z.object({
-  rows: z.int().min(1, "expected at least 1 row").optional(),
-  seed: z.union([z.int().min(0), z.string().min(1)]).optional(),
-  faultRate: z.number().min(0).max(1, "expected a share between 0 and 1").optional(),
-  preferSuccess: z.boolean().optional(),
-  concurrency: z.int().min(1, "expected at least 1").optional(),
-  maxTurns: z.int().min(1).optional(),
-  rollouts: z.int().min(1, "expected at least 1 rollout per situation").optional(),
-  slipRate: z.number().min(0).max(1).optional(),
-  out: z.string().min(1).optional(),
-  resume: z.boolean().optional(),
-});
-
 /** How many rows, how they are planned, where they go, and who plays each role. */
 export interface SimulateOptions
-  extends z.infer<typeof SimulateOptionsSchema>,
+  extends SimulatePlainOptions,
     Pick<RoleChoices, "agent" | "simulator" | "userModel" | "fetch"> {
-  /** Record the policy's log-probabilities on every agent turn (model-backed agents). */
-  logprobs?: boolean;
   /** Called after each row is kept, with the number kept so far. */
   onProgress?: (done: number, total: number) => void;
   /** Stops the run: finished rows are kept (in `<out>.partial` when writing a file). */
@@ -78,33 +68,35 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     agent: agentChoice,
     simulator,
     userModel,
-    logprobs,
+    logprobs: o.logprobs,
     slipRate: o.slipRate,
     ...(fetch ? { fetch } : {}),
   });
   const agent = await agentOf(target);
   const { agent: policy, writer, user } = roles;
   const plan = new Planner(agent, {
-    rows: o.rows,
+    rows: o.rows ?? DEFAULTS.rows,
     seed: o.seed,
     faultRate: o.faultRate,
     preferSuccess: o.preferSuccess,
   });
-  const rollouts = o.rollouts ?? 1;
+  const rollouts = o.rollouts ?? DEFAULTS.rollouts;
+  const concurrency = o.concurrency ?? DEFAULTS.concurrency;
   const situations = withRollouts(plan.walk(), rollouts);
   const runOptions: RunOptions = {
     rows: plan.rows,
     seed: plan.seed,
     fault_rate: plan.faultRate,
     prefer_success: plan.preferSuccess,
-    max_turns: o.maxTurns ?? DEFAULT_MAX_TURNS,
+    max_turns: o.maxTurns ?? DEFAULTS.maxTurns,
     rollouts,
-    slip_rate: o.slipRate ?? DEFAULT_SLIP_RATE,
+    // The offline agent applies the slip-rate default; another agent makes no scripted slips.
+    slip_rate: policy instanceof OfflineAgent ? policy.slipRate : 0,
     agent: policy.name,
     simulator: writer.name,
     user_model: user.name,
   };
-  const tally = new RunTally(agent, logprobs === true);
+  const tally = new RunTally(agent, o.logprobs === true);
   const meta = (complete: boolean, rows: number): DatasetMeta => ({
     version: 1,
     generator: `rehearse ${pkg.version}`,
@@ -127,7 +119,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     const rows: Row[] = [];
     await runInOrder(
       situations,
-      o.concurrency ?? DEFAULT_CONCURRENCY,
+      concurrency,
       play,
       async (row) => {
         rows.push(row);
@@ -157,7 +149,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   try {
     await runInOrder(
       situations,
-      o.concurrency ?? DEFAULT_CONCURRENCY,
+      concurrency,
       play,
       async (row) => {
         await sink.write(row);

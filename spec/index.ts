@@ -17,6 +17,7 @@ export * from "./episode.ts";
 export * from "./grade.ts";
 export * from "./json-schema.ts";
 export * from "./messages.ts";
+export * from "./options.ts";
 export * from "./row.ts";
 export * from "./situation.ts";
 export * from "./world.ts";

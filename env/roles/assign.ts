@@ -5,7 +5,7 @@ import { InputError, messageOf } from "../util/errors.ts";
 import { ModelAgent } from "./model-agent.ts";
 import { ModelUser } from "./model-user.ts";
 import { ModelWriter } from "./model-writer.ts";
-import { DEFAULT_SLIP_RATE, OfflineAgent } from "./offline-agent.ts";
+import { OfflineAgent } from "./offline-agent.ts";
 import { offlineUser } from "./offline-user.ts";
 import { OfflineWriter } from "./offline-writer.ts";
 import type {
@@ -78,7 +78,7 @@ export function assignRoles(choices: RoleChoices): Roles {
   const fetchOption = choices.fetch ? { fetch: choices.fetch } : {};
   const agent = backends.agent
     ? backends.agent.provider === "offline"
-      ? new OfflineAgent({ slipRate: choices.slipRate ?? DEFAULT_SLIP_RATE })
+      ? new OfflineAgent({ slipRate: choices.slipRate })
       : new ModelAgent(backends.agent, { logprobs: choices.logprobs ?? false, ...fetchOption })
     : (choices.agent as AgentPolicy);
   const primary = backends.simulator

@@ -1,4 +1,9 @@
-import type { AssistantMessage, ChatMessage, SlipKind } from "../../spec/index.ts";
+import {
+  type AssistantMessage,
+  type ChatMessage,
+  DEFAULTS,
+  type SlipKind,
+} from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
@@ -12,9 +17,6 @@ import { identityKey } from "../world/identity.ts";
 import { type EntityModel, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
-
-/** Share of episodes in which the offline agent makes one of its named slips. */
-export const DEFAULT_SLIP_RATE = 0.25;
 
 const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
 /** The person doubting that something happened. */
@@ -47,17 +49,18 @@ const LOOKUP_ORDER = ["email", "phone", "name", "first_name", "last_name", "zip"
  */
 export class OfflineAgent implements AgentPolicy {
   readonly name = "offline";
-  readonly #slipRate: number;
+  /** Share of episodes in which it slips; the one place the default is applied. */
+  readonly slipRate: number;
 
   constructor(options: { slipRate?: number } = {}) {
-    const rate = options.slipRate ?? DEFAULT_SLIP_RATE;
+    const rate = options.slipRate ?? DEFAULTS.slipRate;
     if (!(rate >= 0 && rate <= 1))
       throw new RangeError(`slipRate: expected a share between 0 and 1, got ${rate}`);
-    this.#slipRate = rate;
+    this.slipRate = rate;
   }
 
   start(agent: Agent, seed: number): AgentSession {
-    return new ScriptedSession(agent, seed, this.#slipRate);
+    return new ScriptedSession(agent, seed, this.slipRate);
   }
 }
 

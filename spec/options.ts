@@ -1,0 +1,109 @@
+import { z } from "zod";
+
+/**
+ * The default of every option the commands take, in one table: the SDK applies these, and the
+ * CLI's help prints them from here. `seed`, `faultRate` and `preferSuccess` give way to the spec's
+ * world dials (`world.seed`, `world.fault_rate`, `world.prefer_success`) when those are set.
+ */
+export const DEFAULTS = {
+  /** Situations a run simulates (a plan alone covers one pass over the grid). */
+  rows: 64,
+  seed: 0,
+  /** Share of fault cells that keep their fault under the cold-start flip. */
+  faultRate: 0.1,
+  preferSuccess: true,
+  /** Assistant messages before an episode is cut off. */
+  maxTurns: 12,
+  /** Share of episodes in which the offline agent makes one of its named slips. */
+  slipRate: 0.25,
+  /** Episodes run at once. */
+  concurrency: 4,
+  /** Conversations per situation. */
+  rollouts: 1,
+  /** How hard the covering-array search tries to shrink the grid. */
+  effort: 1,
+} as const;
+
+/** Shows a refused value as it was given: a string quoted, anything else as written. */
+const shown = (value: unknown): string =>
+  typeof value === "string" ? JSON.stringify(value) : String(value);
+
+/** One message for everything wrong with a field: what it expects, and what it got. */
+const refused = (expected: string) => (issue: { input?: unknown }) =>
+  `${expected}, got ${shown(issue.input)}`;
+
+/** A whole number of at least `min`. */
+const whole = (min: number, expected: string) => {
+  const error = refused(expected);
+  return z.int({ error }).min(min, { error });
+};
+
+/** A number of at least `min`. */
+const atLeast = (min: number, expected: string) => {
+  const error = refused(expected);
+  return z.number({ error }).min(min, { error });
+};
+
+/** A number between 0 and 1. */
+const share = () => {
+  const error = refused("expected a share between 0 and 1");
+  return z.number({ error }).min(0, { error }).max(1, { error });
+};
+
+const yesNo = () => z.boolean({ error: refused("expected true or false") });
+
+const text = (expected: string) => {
+  const error = refused(expected);
+  return z.string({ error }).min(1, { error });
+};
+
+/** A seed: a whole number, or any non-empty string. */
+const seed = () => {
+  const error = refused("expected a non-negative integer or a string");
+  return z.union([z.int({ error }).min(0, { error }), z.string({ error }).min(1, { error })], {
+    error,
+  });
+};
+
+/**
+ * The options of a plan (`planSituations`, `rehearse plan`): how many situations, the seed, and the
+ * cold-start flip. Rows default to one pass over the planned grid.
+ */
+export const PlanOptionsSchema = z.object({
+  rows: whole(1, "expected at least 1 row").optional(),
+  seed: seed().optional(),
+  faultRate: share().optional(),
+  preferSuccess: yesNo().optional(),
+  effort: atLeast(0, "expected a number ≥ 0").optional(),
+});
+export type PlanOptions = z.infer<typeof PlanOptionsSchema>;
+
+/**
+ * The plain options of a run (`simulate`, `rehearse simulate`): everything but the roles, which
+ * are backend specs or objects, and the callbacks.
+ */
+export const SimulateOptionsSchema = PlanOptionsSchema.omit({ effort: true }).extend({
+  concurrency: whole(1, "expected at least 1 (a whole number)").optional(),
+  maxTurns: whole(1, "expected at least 1 turn (a whole number)").optional(),
+  rollouts: whole(1, "expected at least 1 rollout per situation (a whole number)").optional(),
+  slipRate: share().optional(),
+  out: text("expected a file path").optional(),
+  resume: yesNo().optional(),
+  logprobs: yesNo().optional(),
+});
+export type SimulatePlainOptions = z.infer<typeof SimulateOptionsSchema>;
+
+/**
+ * The plain options of `rehearse grade`: the grader module, the rubric, the name and version
+ * stamped on every label, the labels file and where the graded rows go. The judge is a backend
+ * spec, checked where every backend is.
+ */
+export const GradeCommandOptionsSchema = z.object({
+  grader: text("expected the path of a grader module").optional(),
+  rubric: text("expected the rubric, or @file").optional(),
+  judgeName: text("expected a name").optional(),
+  judgeVersion: text("expected a version").optional(),
+  labels: text("expected the path of a JSONL file of labels").optional(),
+  out: text("expected a file path").optional(),
+});
+export type GradeCommandOptions = z.infer<typeof GradeCommandOptionsSchema>;
