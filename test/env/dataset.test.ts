@@ -2,10 +2,10 @@ import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadDataset } from "../../../env/dataset.ts";
-import { simulate } from "../../../env/simulate.ts";
-import { DatasetSearchSchema } from "../../../spec/index.ts";
-import { referenceSpec } from "../../fixtures/reference-spec.ts";
+import { loadDataset } from "../../env/dataset.ts";
+import { simulate } from "../../env/simulate.ts";
+import { DatasetSearchSchema } from "../../spec/index.ts";
+import { referenceSpec } from "../fixtures/reference-spec.ts";
 
 describe("data.search is never null", () => {
   it("is the run's own report when the sidecar came with the rows", async () => {
