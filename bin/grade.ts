@@ -2,22 +2,18 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import { type Grader, InputError, loadDataset, messageOf, readTextFile } from "../env/index.ts";
-import type { BackendSpec, GradeReport } from "../spec/index.ts";
-import { backend } from "./options.ts";
+import { type BackendSpec, GradeCommandOptionsSchema, type GradeReport } from "../spec/index.ts";
+import { EXIT, type Io } from "./io.ts";
+import { backend, optionsFrom } from "./options.ts";
 
-interface GradeFlags {
-  grader?: string;
+/** The flags as commander parsed them: the plain options unchecked, the judge, the output switch. */
+interface GradeFlags extends Record<string, unknown> {
   judge?: BackendSpec;
-  rubric?: string;
-  judgeName?: string;
-  judgeVersion?: string;
-  labels?: string;
-  out?: string;
   json?: boolean;
 }
 
 /** `rehearse grade`: grades a dataset with your grader or a judge, and prints the grade report. */
-export function gradeCommand(program: Command): void {
+export function gradeCommand(program: Command, io: Io, done: (code: number) => void): void {
   program
     .command("grade")
     .description(
@@ -42,36 +38,39 @@ export function gradeCommand(program: Command): void {
     )
     .option("--out <file>", "where to write the graded rows (default: <data>.graded.jsonl)")
     .option("--json", "print the report as JSON")
-    .action(async (path: string, flags: GradeFlags) => {
-      if ((flags.grader === undefined) === (flags.judge === undefined)) {
-        throw new InputError("grade flags", [
-          { path: "", message: "expected exactly one of --grader <module> or --judge <backend>" },
-        ]);
-      }
-      // Every input is read and checked before the first judge call, so a typo costs nothing.
-      const rubric = flags.rubric?.startsWith("@")
-        ? await readTextFile(flags.rubric.slice(1), "--rubric")
-        : flags.rubric;
-      const grader = flags.grader ? await graderFrom(flags.grader) : undefined;
-      const labels = flags.labels ? await readJsonLines(flags.labels) : undefined;
-      const data = await loadDataset(path);
-      if (labels) await data.attachLabels(labels, { kind: "human" });
-      const final = await data.grade({
-        ...(grader ? { grader } : { spec: flags.judge as BackendSpec }),
-        ...(rubric ? { rubric } : {}),
-        ...(flags.judgeName ? { judge: flags.judgeName } : {}),
-        ...(flags.judgeVersion ? { version: flags.judgeVersion } : {}),
-      });
-      const out = flags.out ?? path.replace(/(\.jsonl)?$/, ".graded.jsonl");
-      await data.save(out);
-      // Nothing graded at all is a failed run (a judge that is down, a grader that always throws).
-      if (final.rows > 0 && final.graded === 0) process.exitCode = 1;
-      process.stdout.write(
-        flags.json
-          ? `${JSON.stringify({ out, ...final }, null, 2)}\n`
-          : `${printed(final)}wrote     graded rows to ${out}\n`,
-      );
-    });
+    .action(async (path: string, flags: GradeFlags) => done(await grade(path, flags, io)));
+}
+
+async function grade(path: string, flags: GradeFlags, io: Io): Promise<number> {
+  const options = optionsFrom(GradeCommandOptionsSchema, flags, "grade");
+  if ((options.grader === undefined) === (flags.judge === undefined)) {
+    throw new InputError("grade flags", [
+      { path: "", message: "expected exactly one of --grader <module> or --judge <backend>" },
+    ]);
+  }
+  // Every input is read and checked before the first judge call, so a typo costs nothing.
+  const rubric = options.rubric?.startsWith("@")
+    ? await readTextFile(options.rubric.slice(1), "--rubric")
+    : options.rubric;
+  const grader = options.grader ? await graderFrom(options.grader) : undefined;
+  const labels = options.labels ? await readJsonLines(options.labels) : undefined;
+  const data = await loadDataset(path);
+  if (labels) await data.attachLabels(labels, { kind: "human" });
+  const final = await data.grade({
+    ...(grader ? { grader } : { spec: flags.judge as BackendSpec }),
+    ...(rubric ? { rubric } : {}),
+    ...(options.judgeName ? { judge: options.judgeName } : {}),
+    ...(options.judgeVersion ? { version: options.judgeVersion } : {}),
+  });
+  const out = options.out ?? path.replace(/(\.jsonl)?$/, ".graded.jsonl");
+  await data.save(out);
+  io.out(
+    flags.json
+      ? `${JSON.stringify({ out, ...final }, null, 2)}\n`
+      : `${printed(final)}wrote     graded rows to ${out}\n`,
+  );
+  // Nothing graded at all is a failed run (a judge that is down, a grader that always throws).
+  return final.rows > 0 && final.graded === 0 ? EXIT.failed : EXIT.ok;
 }
 
 async function graderFrom(path: string): Promise<Grader> {

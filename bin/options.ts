@@ -1,23 +1,15 @@
 import { type Command, InvalidArgumentError } from "commander";
+import type { z } from "zod";
+import { InputError, issuesOf } from "../env/index.ts";
+import { DEFAULTS } from "../spec/index.ts";
 
-/** Commander parser for a flag that takes a whole number of at least `min`. */
-export function integer(min: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got "${value}"`);
-    }
-    return n;
-  };
-}
-
-/** Commander parser for a flag that takes a number in [0, 1]. */
-export function share(value: string): number {
+/**
+ * Commander parser for a numeric flag: the text as a number when it reads as one, else the text as
+ * typed, so the option's schema refuses it with the same message the SDK gives.
+ */
+export function number(value: string): number | string {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 1) {
-    throw new InvalidArgumentError(`expected a number between 0 and 1, got "${value}"`);
-  }
-  return n;
+  return value.trim() !== "" && Number.isFinite(n) ? n : value;
 }
 
 /** Commander parser for a seed: a whole number stays a number, anything else is a string seed. */
@@ -37,13 +29,39 @@ export function backend(value: string): string | Record<string, unknown> {
   }
 }
 
+/** The flag of an option: `faultRate` → `--fault-rate` (flags are the kebab-case of the options). */
+export function flagOf(option: string): string {
+  return `--${option.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/**
+ * The options a command's flags set, checked by the SDK's own schema: a refused flag gets the
+ * message the refused option would, named as it was typed (`--fault-rate`).
+ */
+export function optionsFrom<S extends z.ZodObject>(
+  schema: S,
+  flags: object,
+  command: string,
+): z.infer<S> {
+  const given = Object.fromEntries(
+    Object.entries(flags).filter(([name, value]) => name in schema.shape && value !== undefined),
+  );
+  const parsed = schema.safeParse(given);
+  if (!parsed.success)
+    throw new InputError(
+      `${command} flags`,
+      issuesOf(parsed.error, given).map((issue) => ({ ...issue, path: flagOf(issue.path) })),
+    );
+  return parsed.data;
+}
+
 /** The flags that shape a plan, shared by `plan` and `simulate`: --fault-rate and the cold-start switch. */
 export function flipOptions(command: Command): Command {
   return command
     .option(
       "--fault-rate <share>",
-      "share of fault cells that keep their fault (default 0.1)",
-      share,
+      `share of fault cells that keep their fault (default ${DEFAULTS.faultRate}, or the spec's world.fault_rate)`,
+      number,
     )
     .option(
       "--prefer-success",

@@ -1,38 +1,38 @@
 import type { Command } from "commander";
 import { Agent, type Plan, planSituations } from "../env/index.ts";
-import { flipOptions, integer, seed } from "./options.ts";
+import { DEFAULTS, PlanOptionsSchema } from "../spec/index.ts";
+import { EXIT, type Io } from "./io.ts";
+import { flipOptions, number, optionsFrom, seed } from "./options.ts";
 
-interface PlanFlags {
+/** The flags as commander parsed them: the options unchecked, the spec path and the output switch. */
+interface PlanFlags extends Record<string, unknown> {
   spec: string;
-  rows?: number;
-  seed?: number | string;
-  faultRate?: number;
-  preferSuccess?: boolean;
   json?: boolean;
 }
 
 /** `rehearse plan`: the planned grid of situations and the coverage of a run over it. */
-export function planCommand(program: Command): void {
+export function planCommand(program: Command, io: Io, done: (code: number) => void): void {
   flipOptions(program.command("plan"))
     .description(
       "plan the situations of a run: the pairwise grid, the cold-start flip and the coverage of N rows",
     )
     .requiredOption("--spec <file>", "agent spec (JSON)")
-    .option("--rows <n>", "situations to run (default: one pass over the grid)", integer(1))
-    .option("--seed <seed>", "seed for the grid and the situations", seed)
+    .option("--rows <n>", "situations to run (default: one pass over the grid)", number)
+    .option(
+      "--seed <seed>",
+      `seed for the grid and the situations (default ${DEFAULTS.seed}, or the spec's world.seed)`,
+      seed,
+    )
     .option("--json", "print the whole plan as JSON")
-    .action(async (flags: PlanFlags) => {
-      const agent = await Agent.load(flags.spec);
-      const plan = planSituations(agent, {
-        rows: flags.rows,
-        seed: flags.seed,
-        faultRate: flags.faultRate,
-        preferSuccess: flags.preferSuccess,
-      });
-      process.stdout.write(
-        flags.json ? `${JSON.stringify(plan, null, 2)}\n` : summary(agent, plan),
-      );
-    });
+    .action(async (flags: PlanFlags) => done(await plan(flags, io)));
+}
+
+async function plan(flags: PlanFlags, io: Io): Promise<number> {
+  const options = optionsFrom(PlanOptionsSchema, flags, "plan");
+  const agent = await Agent.load(flags.spec);
+  const planned = planSituations(agent, options);
+  io.out(flags.json ? `${JSON.stringify(planned, null, 2)}\n` : summary(agent, planned));
+  return EXIT.ok;
 }
 
 function summary(agent: Agent, plan: Plan): string {

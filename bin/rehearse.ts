@@ -1,38 +1,60 @@
 #!/usr/bin/env -S node --import tsx
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { InputError } from "../env/index.ts";
 import pkg from "../package.json" with { type: "json" };
 import { gradeCommand } from "./grade.ts";
+import { EXIT, type Io, processIo } from "./io.ts";
 import { planCommand } from "./plan.ts";
 import { schemasCommand } from "./schemas.ts";
 import { simulateCommand } from "./simulate.ts";
 
-/** Exit codes: 0 done, 1 failed while running, 2 refused the input (bad flags or spec). */
-export const EXIT = { ok: 0, failed: 1, invalidInput: 2 } as const;
+/**
+ * Runs the CLI on `argv` (the arguments after `rehearse`), writing through `io`, and returns the
+ * exit code: help, version and refused flags included, nothing calls process.exit.
+ */
+export async function main(argv: readonly string[], io: Io = processIo): Promise<number> {
+  let code: number = EXIT.ok;
+  const done = (result: number) => {
+    code = result;
+  };
+  // A program per run: commander keeps parsed values on its commands.
+  const program = new Command()
+    .name("rehearse")
+    .description(
+      "Simulate the situations a tool-using agent meets and turn them into post-training data.",
+    )
+    .version(pkg.version)
+    .exitOverride()
+    .configureOutput({
+      writeOut: io.out,
+      writeErr: io.err,
+      outputError: (text, write) => write(text),
+    });
+  simulateCommand(program, io, done);
+  gradeCommand(program, io, done);
+  planCommand(program, io, done);
+  schemasCommand(program, io, done);
 
-const program = new Command()
-  .name("rehearse")
-  .description(
-    "Simulate the situations a tool-using agent meets and turn them into post-training data.",
-  )
-  .version(pkg.version)
-  .exitOverride()
-  .configureOutput({ outputError: (text, write) => write(text) });
-simulateCommand(program);
-gradeCommand(program);
-planCommand(program);
-schemasCommand(program);
-
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.invalidInput;
-  } else if (error instanceof InputError) {
-    process.stderr.write(`rehearse: ${error.message}\n`);
-    process.exitCode = EXIT.invalidInput;
-  } else {
-    process.stderr.write(`rehearse: ${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = EXIT.failed;
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return code;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.invalidInput;
+    if (error instanceof InputError) {
+      io.err(`rehearse: ${error.message}\n`);
+      return EXIT.invalidInput;
+    }
+    io.err(`rehearse: ${(error as Error).stack ?? String(error)}\n`);
+    return EXIT.failed;
   }
 }
+
+/** Whether this module is the script node was started with (not imported by a test). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  return script !== undefined && realpathSync(script) === fileURLToPath(import.meta.url);
+}
+
+if (isEntryPoint()) process.exitCode = await main(process.argv.slice(2));

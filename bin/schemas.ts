@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { Command } from "commander";
 import { writeFileAtomic } from "../env/index.ts";
 import { jsonSchemas } from "../spec/index.ts";
+import { EXIT, type Io } from "./io.ts";
 
 /** The JSON Schema files for every top-level contract: file name → content. */
 export function schemaFiles(): Map<string, string> {
@@ -15,7 +16,7 @@ export function schemaFiles(): Map<string, string> {
 }
 
 /** `rehearse schemas`: writes (or checks) the JSON Schemas generated from spec/. */
-export function schemasCommand(program: Command): void {
+export function schemasCommand(program: Command, io: Io, done: (code: number) => void): void {
   program
     .command("schemas")
     .description(
@@ -23,23 +24,22 @@ export function schemasCommand(program: Command): void {
     )
     .requiredOption("--out <dir>", "folder to write them to")
     .option("--check", "write nothing; exit 1 if any file is missing or stale")
-    .action(async (flags: { out: string; check?: boolean }) => {
-      const stale: string[] = [];
-      for (const [file, content] of schemaFiles()) {
-        const path = join(flags.out, file);
-        if (flags.check) {
-          const current = await readFile(path, "utf8").catch(() => null);
-          if (current !== content) stale.push(path);
-        } else {
-          await writeFileAtomic(path, content);
-          process.stdout.write(`wrote ${path}\n`);
-        }
-      }
-      if (stale.length > 0) {
-        process.stderr.write(
-          `stale or missing (run npm run schemas):\n${stale.map((s) => `  ${s}`).join("\n")}\n`,
-        );
-        process.exitCode = 1;
-      }
-    });
+    .action(async (flags: { out: string; check?: boolean }) => done(await schemas(flags, io)));
+}
+
+async function schemas(flags: { out: string; check?: boolean }, io: Io): Promise<number> {
+  const stale: string[] = [];
+  for (const [file, content] of schemaFiles()) {
+    const path = join(flags.out, file);
+    if (flags.check) {
+      const current = await readFile(path, "utf8").catch(() => null);
+      if (current !== content) stale.push(path);
+    } else {
+      await writeFileAtomic(path, content);
+      io.out(`wrote ${path}\n`);
+    }
+  }
+  if (stale.length === 0) return EXIT.ok;
+  io.err(`stale or missing (run npm run schemas):\n${stale.map((s) => `  ${s}`).join("\n")}\n`);
+  return EXIT.failed;
 }

@@ -1,30 +1,27 @@
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
 import { Agent, type Dataset, SimulationInterrupted, simulate } from "../env/index.ts";
-import type { BackendSpec, Quality, QualityFigure } from "../spec/index.ts";
-import { backend, flipOptions, integer, seed, share } from "./options.ts";
+import {
+  type BackendSpec,
+  DEFAULTS,
+  type Quality,
+  type QualityFigure,
+  SimulateOptionsSchema,
+} from "../spec/index.ts";
+import { EXIT, type Io } from "./io.ts";
+import { backend, flipOptions, number, optionsFrom, seed } from "./options.ts";
 
-interface SimulateFlags {
+/** The flags as commander parsed them: the plain options unchecked, the spec path, the roles. */
+interface SimulateFlags extends Record<string, unknown> {
   spec: string;
-  rows: number;
-  out: string;
-  seed?: number | string;
-  concurrency?: number;
-  faultRate?: number;
-  preferSuccess?: boolean;
-  maxTurns?: number;
-  rollouts?: number;
-  slipRate?: number;
-  resume?: boolean;
   json?: boolean;
   agent?: BackendSpec;
   simulator?: BackendSpec;
   userModel?: BackendSpec;
-  logprobs?: boolean;
 }
 
 /** `rehearse simulate`: runs the conversations of a spec into a JSONL file. */
-export function simulateCommand(program: Command): void {
+export function simulateCommand(program: Command, io: Io, done: (code: number) => void): void {
   flipOptions(program.command("simulate"))
     .description(
       "simulate conversations for an agent spec and write them as JSONL (offline by default: no key, no network)",
@@ -34,23 +31,31 @@ export function simulateCommand(program: Command): void {
       "--out <file>",
       "JSONL file to write (rows stream to <file>.partial until the run is complete)",
     )
-    .option("--rows <n>", "situations to simulate (each played --rollouts times)", integer(1), 64)
+    .option(
+      "--rows <n>",
+      `situations to simulate, each played --rollouts times (default ${DEFAULTS.rows})`,
+      number,
+    )
     .option(
       "--rollouts <k>",
-      "conversations per situation, for repeated-rollout figures (pass^k) and RL groups",
-      integer(1),
+      `conversations per situation, for repeated-rollout figures (pass^k) and RL groups (default ${DEFAULTS.rollouts})`,
+      number,
     )
-    .option("--seed <seed>", "seed for situations, worlds, people and the offline agent", seed)
-    .option("--concurrency <n>", "episodes run at once", integer(1))
+    .option(
+      "--seed <seed>",
+      `seed for situations, worlds, people and the offline agent (default ${DEFAULTS.seed}, or the spec's world.seed)`,
+      seed,
+    )
+    .option("--concurrency <n>", `episodes run at once (default ${DEFAULTS.concurrency})`, number)
     .option(
       "--max-turns <n>",
-      "assistant messages before an episode is cut off (default 12)",
-      integer(1),
+      `assistant messages before an episode is cut off (default ${DEFAULTS.maxTurns})`,
+      number,
     )
     .option(
       "--slip-rate <share>",
-      "share of episodes in which the offline agent slips (default 0.25)",
-      share,
+      `share of episodes in which the offline agent slips (default ${DEFAULTS.slipRate})`,
+      number,
     )
     .option(
       "--agent <backend>",
@@ -62,63 +67,53 @@ export function simulateCommand(program: Command): void {
     .option("--logprobs", "record the policy's log-probabilities on every agent turn")
     .option("--resume", "continue an interrupted run from <file>.partial")
     .option("--json", "print the run's summary as JSON")
-    .action(async (flags: SimulateFlags) => {
-      const agent = await Agent.load(flags.spec);
-      const controller = new AbortController();
-      const stop = () => controller.abort();
-      process.once("SIGINT", stop);
-      process.once("SIGTERM", stop);
-      const bar = process.stderr.isTTY
-        ? new SingleBar({
-            format: "simulate {bar} {value}/{total} rows · {eta_formatted} left",
-            stream: process.stderr,
-            hideCursor: true,
-          })
-        : null;
-      bar?.start(flags.rows * (flags.rollouts ?? 1), 0);
-      try {
-        const data = await simulate(agent, {
-          rows: flags.rows,
-          out: flags.out,
-          seed: flags.seed,
-          concurrency: flags.concurrency,
-          faultRate: flags.faultRate,
-          preferSuccess: flags.preferSuccess,
-          maxTurns: flags.maxTurns,
-          rollouts: flags.rollouts,
-          slipRate: flags.slipRate,
-          resume: flags.resume,
-          agent: flags.agent,
-          simulator: flags.simulator,
-          userModel: flags.userModel,
-          logprobs: flags.logprobs,
-          signal: controller.signal,
-          onProgress: (done) => bar?.update(done),
-        });
-        bar?.stop();
-        process.stdout.write(
-          flags.json ? `${JSON.stringify(await summaryOf(data), null, 2)}\n` : await report(data),
-        );
-        // A run in which no conversation got past a failing role produced nothing to train on.
-        if (data.size > 0 && data.degraded.role_errors?.rows === data.size) {
-          process.stderr.write(
-            `rehearse: every row ended early because a role failed; last error: ${data.degraded.role_errors.last_error}\n`,
-          );
-          process.exitCode = 1;
-        }
-      } catch (error) {
-        bar?.stop();
-        if (error instanceof SimulationInterrupted) {
-          process.stderr.write(`rehearse: ${error.message}\n`);
-          process.exitCode = 130;
-          return;
-        }
-        throw error;
-      } finally {
-        process.off("SIGINT", stop);
-        process.off("SIGTERM", stop);
-      }
+    .action(async (flags: SimulateFlags) => done(await run(flags, io)));
+}
+
+async function run(flags: SimulateFlags, io: Io): Promise<number> {
+  const options = optionsFrom(SimulateOptionsSchema, flags, "simulate");
+  const agent = await Agent.load(flags.spec);
+  const controller = new AbortController();
+  const stopListening = io.onInterrupt(() => controller.abort());
+  const bar = io.terminal
+    ? new SingleBar({
+        format: "simulate {bar} {value}/{total} rows · {eta_formatted} left",
+        stream: io.terminal,
+        hideCursor: true,
+      })
+    : null;
+  // The run knows its total (rows × rollouts, defaults applied); the bar learns it from the first row.
+  bar?.start(0, 0);
+  try {
+    const data = await simulate(agent, {
+      ...options,
+      agent: flags.agent,
+      simulator: flags.simulator,
+      userModel: flags.userModel,
+      signal: controller.signal,
+      onProgress: (finished, total) => {
+        bar?.setTotal(total);
+        bar?.update(finished);
+      },
     });
+    bar?.stop();
+    io.out(flags.json ? `${JSON.stringify(await summaryOf(data), null, 2)}\n` : await report(data));
+    // A run in which no conversation got past a failing role produced nothing to train on.
+    if (data.size > 0 && data.degraded.role_errors?.rows === data.size) {
+      io.err(
+        `rehearse: every row ended early because a role failed; last error: ${data.degraded.role_errors.last_error}\n`,
+      );
+      return EXIT.failed;
+    }
+    return EXIT.ok;
+  } catch (error) {
+    bar?.stop();
+    if (!(error instanceof SimulationInterrupted)) throw error;
+    io.err(`rehearse: ${error.message}\n`);
+    return EXIT.interrupted;
+  } finally {
+    stopListening();
+  }
 }
 
 /** The figures a person checks after a run: rows, coverage, how conversations ended, the agent's slips. */

@@ -79,7 +79,7 @@ describe("end to end, offline: simulate → conduct checks → the README's grad
     const misconduct = graded.filter((r) => r.conduct.length > 0 && r.episode.outcome?.reached);
     for (const row of misconduct) expect(row.failure_class).toBe(row.conduct[0]?.check);
     expect(graded.filter((r) => r.conduct.length > 0).every((r) => r.reward === 0)).toBe(true);
-  }, 60_000);
+  });
 
   it("prints the report for a person, with the decision judge's unsure count", async () => {
     const dir = await mkdtemp(join(tmpdir(), "rehearse-grade-"));
@@ -135,5 +135,5 @@ describe("end to end, offline: simulate → conduct checks → the README's grad
     await expect(readFile(data.replace(/\.jsonl$/, ".graded.jsonl"), "utf8")).rejects.toThrow(
       /ENOENT/,
     );
-  }, 60_000);
+  });
 });

@@ -1,0 +1,36 @@
+/** Exit codes: 0 done, 1 failed while running, 2 refused the input (bad flags or spec), 130 interrupted. */
+export const EXIT = { ok: 0, failed: 1, invalidInput: 2, interrupted: 130 } as const;
+
+/**
+ * Where the CLI writes and what stops it: the process's own streams and signals, or a test's.
+ * Commands write only through it and return their exit code, so the CLI runs in process too.
+ */
+export interface Io {
+  /** Writes to standard output. */
+  out(text: string): void;
+  /** Writes to standard error. */
+  err(text: string): void;
+  /** A terminal to draw progress bars on, when standard error is one. */
+  terminal?: NodeJS.WriteStream;
+  /** Calls `stop` on Ctrl-C or SIGTERM until the function it returns is called. */
+  onInterrupt(stop: () => void): () => void;
+}
+
+/** The process's standard output and error, and its Ctrl-C and SIGTERM. */
+export const processIo: Io = {
+  out: (text) => {
+    process.stdout.write(text);
+  },
+  err: (text) => {
+    process.stderr.write(text);
+  },
+  ...(process.stderr.isTTY ? { terminal: process.stderr } : {}),
+  onInterrupt: (stop) => {
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    return () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+    };
+  },
+};
