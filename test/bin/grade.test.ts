@@ -46,8 +46,7 @@ describe("end to end, offline: simulate → conduct checks → the README's grad
       rows: 200,
       graded: 200,
       ungraded: 0,
-      judges: ["readme-grader@1"],
-      calibration: { status: "measured", judge: "readme-grader@1", n: 50 },
+      calibration: { status: "measured", n: 50 },
     });
     expect(report.agreement?.n).toBe(50);
     // The grader sees the conduct checks but not a skipped confirmation or an early hand-off, so it passes some rows people fail.
@@ -60,12 +59,18 @@ describe("end to end, offline: simulate → conduct checks → the README's grad
       .split("\n")
       .map((l) => RowSchema.parse(JSON.parse(l)));
     expect(graded).toHaveLength(200);
+    const rubricHash = graded[0]?.judge_meta?.rubric_hash;
     for (const row of graded)
       expect(row.judge_meta).toMatchObject({
         judge: "readme-grader",
         version: "1",
         rubric_hash: expect.any(String),
       });
+    expect(new Set(graded.map((r) => r.judge_meta?.rubric_hash))).toEqual(new Set([rubricHash]));
+    // The report names the judge by name, version and the hash of what it graded by.
+    const judge = `readme-grader@1#${rubricHash}`;
+    expect(report.judges).toEqual([judge]);
+    expect(report.calibration).toMatchObject({ judge });
     expect(
       graded.filter((r) => r.labels?.some((l) => l.kind === "human" && l.by === "reviewer-1")),
     ).toHaveLength(50);
