@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../../env/agent.ts";
+import { Episode } from "../../../env/episode.ts";
+import { IdentifierReader } from "../../../env/text/identifiers.ts";
+import { createWorld } from "../../../env/world/index.ts";
+import type { AgentSpec } from "../../../spec/index.ts";
+import { situationOf } from "../../fixtures/situations.ts";
+import { offlineRows, specOf } from "../../support/specs.ts";
+
+/** For each tool, in a normal world with a working tool: the person's goal call is accepted by the world. */
+async function goalCallsWork(spec: AgentSpec): Promise<void> {
+  const agent = Agent.from(spec);
+  for (const tool of agent.tools) {
+    const episode = new Episode({
+      spec: agent,
+      situation: situationOf(agent, { tool: tool.name }),
+    });
+    await episode.reset();
+    const goal = episode.goal;
+    const answer = episode.world.call(goal.tool, goal.arguments);
+    expect(
+      answer.error ?? "",
+      `${goal.tool}(${JSON.stringify(goal.arguments)}): ${answer.content}`,
+    ).not.toMatch(/invalid_arguments|placeholder_argument/);
+  }
+}
+
+describe("identifiers of every shape", () => {
+  it("widens an example with too few digits instead of searching forever", async () => {
+    const spec = specOf([
+      ["get_order", { order_id: { type: "string", description: "e.g. ORD1" } }, ["order_id"]],
+    ]);
+    const world = createWorld({ spec, situation: situationOf(spec, {}), size: 500 });
+    expect(world.person.ids.order_id).toMatch(/^ORD\d{4}$/);
+  });
+
+  it("refuses, naming the entity, an id pattern with room for too few ids", () => {
+    const spec = specOf([
+      ["get_order", { order_id: { type: "string", pattern: "^[0-9]$" } }, ["order_id"]],
+    ]);
+    expect(() => createWorld({ spec, situation: situationOf(spec, {}), size: 50 })).toThrow(
+      /order identifiers: the pattern that shapes them leaves room for too few distinct ids/,
+    );
+  });
+
+  it("never reads an id out of an amount, and numeric ids survive the conversation", async () => {
+    const spec = specOf([
+      ["get_order", { order_id: { type: "string", pattern: "^[0-9]+$" } }, ["order_id"]],
+      [
+        "refund_order",
+        { order_id: { type: "string", pattern: "^[0-9]+$" }, amount: { type: "number" } },
+        ["order_id", "amount"],
+      ],
+    ]);
+    const reader = new IdentifierReader(Agent.from(spec));
+    expect(reader.read("refund my order 1380742 of 289.20 please, or 12.5")).toEqual(["1380742"]);
+    const rows = await offlineRows(spec);
+    for (const row of rows) expect(row.sim_faults, row.id).toEqual([]);
+    const refunds = rows
+      .flatMap((r) =>
+        r.messages.flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : [])),
+      )
+      .filter((c) => c.function.name === "refund_order");
+    expect(refunds.length).toBeGreaterThan(0);
+    for (const call of refunds)
+      expect(JSON.parse(call.function.arguments).order_id).toMatch(/^\d{5,8}$/);
+  });
+
+  it("makes integer ids for integer parameters and uuids for uuid ones, which the world accepts", async () => {
+    const integer = specOf([
+      ["get_order", { order_id: { type: "integer" } }, ["order_id"]],
+      [
+        "cancel_order",
+        { order_id: { type: "integer" }, reason: { type: "string" } },
+        ["order_id", "reason"],
+      ],
+    ]);
+    await goalCallsWork(integer);
+    const uuid = specOf([
+      ["get_order", { order_id: { type: "string", format: "uuid" } }, ["order_id"]],
+    ]);
+    await goalCallsWork(uuid);
+    const rows = await offlineRows(integer);
+    expect(
+      rows.filter((r) => r.conduct.length === 0 && r.episode.ended_by === "user_done").length,
+    ).toBeGreaterThan(20);
+    const world = createWorld({ spec: uuid, situation: situationOf(uuid, {}) });
+    expect(world.person.ids.order_id).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
+  });
+
+  it("fills fields from their pattern and format before their name", async () => {
+    await goalCallsWork(
+      specOf([
+        [
+          "book_appointment",
+          {
+            date: { type: "string", format: "date" },
+            time: { type: "string", pattern: "^[0-2][0-9]:[0-5][0-9]$" },
+            customer_id: { type: "string" },
+          },
+          ["date", "time", "customer_id"],
+        ],
+        ["get_customer", { customer_id: { type: "string" } }, ["customer_id"]],
+      ]),
+    );
+  });
+});

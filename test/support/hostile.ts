@@ -1,0 +1,23 @@
+/** A safety net only: each of these inputs took minutes before its fix and takes milliseconds after. */
+export const SLOW_BEFORE_THE_FIX = 30_000;
+
+/** The fastest of `tries` timings of `run` on an input of size `n`, in milliseconds. */
+function fastest(run: (n: number) => unknown, n: number, tries: number): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < tries; i++) {
+    const start = performance.now();
+    run(n);
+    best = Math.min(best, performance.now() - start);
+  }
+  return best;
+}
+
+/**
+ * How many times longer `run` takes on an input four times as long as `n`, both measured in the
+ * same run (the fastest of a few tries each, so a busy machine inflates neither): about 4 for
+ * linear work, 16 for quadratic.
+ */
+export function growth(run: (n: number) => unknown, n: number, tries = 3): number {
+  run(n); // warm the code up before timing it
+  return fastest(run, 4 * n, tries) / fastest(run, n, tries);
+}

@@ -1,0 +1,28 @@
+import { simulate } from "../../env/simulate.ts";
+import type { AgentSpec, Row } from "../../spec/index.ts";
+
+/** A spec of OpenAI tools, each `[name, properties, required]`. */
+export function specOf(
+  tools: [string, Record<string, unknown>, string[]][],
+  extra: Partial<AgentSpec> = {},
+): AgentSpec {
+  return {
+    name: "t",
+    system_prompt: "You help.",
+    policy: [],
+    tools: tools.map(([name, properties, required]) => ({
+      type: "function" as const,
+      function: {
+        name,
+        description: name.replace(/_/g, " "),
+        parameters: { type: "object" as const, properties, required },
+      },
+    })),
+    ...extra,
+  };
+}
+
+/** Offline rows of a spec with no deliberate slips and every fault cell kept. */
+export async function offlineRows(spec: AgentSpec, rows = 40): Promise<Row[]> {
+  return (await simulate(spec, { rows, slipRate: 0, preferSuccess: false })).rows();
+}
