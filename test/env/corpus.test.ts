@@ -4,14 +4,13 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
 import { Episode } from "../../env/episode.ts";
 import { samplePersona } from "../../env/people/persona.ts";
-import { simulate } from "../../env/simulate.ts";
 import { composedByAgent } from "../../env/text/agent-written.ts";
 import { SpecError } from "../../env/util/errors.ts";
 import { snake } from "../../env/util/names.ts";
 import { identityKey } from "../../env/world/identity.ts";
 import { createWorld, type World } from "../../env/world/index.ts";
 import { type ToolModel, WorldModel } from "../../env/world/model.ts";
-import type { AgentSpec, Coordinate, Row } from "../../spec/index.ts";
+import type { AgentSpec, Coordinate } from "../../spec/index.ts";
 import { situationOf } from "../fixtures/situations.ts";
 
 const SPECS = join(import.meta.dirname, "../fixtures/specs");
@@ -389,112 +388,4 @@ describe("specs as people write them are accepted", () => {
     expect(issues.find((i) => i.path === "policy[1].tools[0]")?.message).toMatch(/no_such_tool/);
     expect((error as SpecError).message).toMatch(/3 problems/);
   });
-});
-
-/** Ids a utility tool's answer would carry had it made a record. */
-function createdIdIn(content: string, idFields: ReadonlySet<string>): string | null {
-  let body: unknown;
-  try {
-    body = JSON.parse(content);
-  } catch {
-    return null;
-  }
-  if (body === null || typeof body !== "object") return null;
-  const key = Object.keys(body).find((k) => idFields.has(k) || k === "created_at");
-  return key ?? null;
-}
-
-it("the quality table", { timeout: 240_000 }, async () => {
-  const table: string[] = [];
-  const problems: string[] = [];
-  const pct = (f: { fraction: number | null }) =>
-    f.fraction === null ? "   —  " : `${(f.fraction * 100).toFixed(1).padStart(5)}%`;
-  table.push(
-    [
-      "spec".padEnd(17),
-      "exercised",
-      "loops ",
-      "empty ",
-      "sentences",
-      "confirmed",
-      "openings",
-      "reached",
-      "utility",
-      "never called",
-    ].join(" | "),
-  );
-  for (const { name, path, agent } of corpus) {
-    const started = Date.now();
-    const data = await simulate(path, { rows: 500 });
-    const rows: Row[] = await data.rows();
-    const q = data.quality;
-    expect(q, name).not.toBeNull();
-    if (!q) continue;
-    const model = WorldModel.of(agent);
-    const utilities = new Set(agent.tools.filter((t) => t.role === "utility").map((t) => t.name));
-    const idFields = new Set([...model.entities.values()].map((e) => e.idField));
-    let utilityCalls = 0;
-    for (const row of rows) {
-      const names = new Map<string, string>();
-      for (const message of row.messages) {
-        if (message.role === "assistant")
-          for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
-        if (message.role !== "tool") continue;
-        const tool = names.get(message.tool_call_id) ?? message.name ?? "";
-        if (!utilities.has(tool)) continue;
-        utilityCalls++;
-        const created = createdIdIn(message.content, idFields);
-        if (created)
-          problems.push(`${name} ${row.id}: ${tool} answered with ${created}: ${message.content}`);
-      }
-    }
-    table.push(
-      [
-        name.padEnd(17),
-        pct(q.situation_tool_exercised).padEnd(9),
-        pct(q.loops),
-        pct(q.empty_lookups),
-        pct(q.sentence_arguments).padEnd(9),
-        pct(q.confirmed_writes).padEnd(9),
-        pct(q.distinct_openings).padEnd(8),
-        pct(q.goal_reached).padEnd(7),
-        String(utilityCalls).padEnd(7),
-        `${q.tools_never_called.join(", ") || "—"}  (${rows.length} rows, ${Date.now() - started} ms)`,
-      ].join(" | "),
-    );
-    const check = (ok: boolean, what: string) => {
-      if (!ok) problems.push(`${name}: ${what}`);
-    };
-    const f = (x: { count: number; of: number; fraction: number | null }) =>
-      `${x.count}/${x.of} = ${x.fraction}`;
-    check(rows.length === 500, `${rows.length} rows`);
-    check(
-      (q.situation_tool_exercised.fraction ?? 0) >= 0.95,
-      `situation_tool_exercised ${f(q.situation_tool_exercised)} < 0.95`,
-    );
-    check((q.loops.fraction ?? 0) <= 0.01, `loops ${f(q.loops)} > 0.01`);
-    if (q.empty_lookups.of > 0)
-      check((q.empty_lookups.fraction ?? 0) <= 0.05, `empty_lookups ${f(q.empty_lookups)} > 0.05`);
-    check(
-      (q.sentence_arguments.fraction ?? 0) <= 0.005,
-      `sentence_arguments ${f(q.sentence_arguments)} > 0.005`,
-    );
-    if (q.confirmed_writes.of >= 20)
-      check(
-        (q.confirmed_writes.fraction ?? 0) >= 0.95,
-        `confirmed_writes ${f(q.confirmed_writes)} < 0.95`,
-      );
-    check(
-      (q.distinct_openings.fraction ?? 0) >= 0.25,
-      `distinct_openings ${f(q.distinct_openings)} < 0.25`,
-    );
-    check(
-      q.tools_never_called.length === 0,
-      `tools never called: ${q.tools_never_called.join(", ")}`,
-    );
-    for (const warning of data.warnings.filter((w) => w.startsWith("quality:")))
-      problems.push(`${name}: warning ${warning}`);
-  }
-  console.log(`\n${table.join("\n")}\n`);
-  expect(problems).toEqual([]);
 });

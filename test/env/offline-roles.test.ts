@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
 import { Episode } from "../../env/episode.ts";
@@ -20,17 +21,19 @@ import { snake } from "../../env/util/names.ts";
 import { createWorld } from "../../env/world/index.ts";
 import { WorldModel } from "../../env/world/model.ts";
 import grade from "../../examples/grader.ts";
-import type { AgentSpec, ChatMessage, Coordinate, Row } from "../../spec/index.ts";
+import type { AgentSpec, ChatMessage, Coordinate, Quality, Row } from "../../spec/index.ts";
 import { situationOf } from "../fixtures/situations.ts";
 
+/** The specs written apart from the examples (DESIGN §16), whose runs the quality table measures. */
+const SPECS = "test/fixtures/specs/";
 /** Every spec of the corpus: the examples and the fixture specs. */
 const CORPUS = [
   ...readdirSync("examples")
     .filter((f) => f.endsWith(".json"))
     .map((f) => `examples/${f}`),
-  ...readdirSync("test/fixtures/specs")
+  ...readdirSync(SPECS)
     .filter((f) => f.endsWith(".json"))
-    .map((f) => `test/fixtures/specs/${f}`),
+    .map((f) => `${SPECS}${f}`),
 ].sort();
 const RETAIL = "examples/retail-orders.json";
 const FINANCE = "examples/personal-finance.json";
@@ -49,19 +52,32 @@ const agentOf = (path: string): Promise<Agent> => {
   return agent;
 };
 
-const runs = new Map<string, Promise<Row[]>>();
-/** The rows of one offline run of a spec, simulated once per file and shared between tests. */
-const rowsOf = (path: string, slipRate?: number, rows = ROWS): Promise<Row[]> => {
+/** What a run yields for the checks: its rows, and its own measures of them. */
+interface Run {
+  rows: Row[];
+  quality: Quality | null;
+  warnings: string[];
+}
+
+const runs = new Map<string, Promise<Run>>();
+/**
+ * One offline run of a spec, simulated once per file and shared between tests: the roles' checks
+ * and the quality table read the same rows, so the corpus is simulated once.
+ */
+const runOf = (path: string, slipRate?: number, rows = ROWS): Promise<Run> => {
   const key = `${path} ${slipRate ?? "default"} ${rows}`;
   let run = runs.get(key);
   if (!run) {
-    run = simulate(path, { rows, ...(slipRate === undefined ? {} : { slipRate }) }).then((d) =>
-      d.rows(),
+    run = simulate(path, { rows, ...(slipRate === undefined ? {} : { slipRate }) }).then(
+      async (data) => ({ rows: await data.rows(), quality: data.quality, warnings: data.warnings }),
     );
     runs.set(key, run);
   }
   return run;
 };
+/** The rows of one offline run of a spec (see {@link runOf}). */
+const rowsOf = async (path: string, slipRate?: number, rows = ROWS): Promise<Row[]> =>
+  (await runOf(path, slipRate, rows)).rows;
 
 const personOf = (agent: Agent, axes: Partial<Coordinate>, seed = 7) => {
   const situation = situationOf(agent, axes, seed);
@@ -725,6 +741,120 @@ describe("the reward", () => {
     expect(
       simulatorChecks(retail, built("I'm sorry, I can't do that.")).map((f) => f.check),
     ).not.toContain("satisfied_without_outcome");
+  });
+});
+
+describe("the run's quality on the corpus", () => {
+  /** Ids a utility tool's answer would carry had it made a record. */
+  function createdIdIn(content: string, idFields: ReadonlySet<string>): string | null {
+    let body: unknown;
+    try {
+      body = JSON.parse(content);
+    } catch {
+      return null;
+    }
+    if (body === null || typeof body !== "object") return null;
+    const key = Object.keys(body).find((k) => idFields.has(k) || k === "created_at");
+    return key ?? null;
+  }
+
+  it("the quality table: every figure in bounds on every corpus spec, with no warning", async () => {
+    const table: string[] = [];
+    const problems: string[] = [];
+    const pct = (f: { fraction: number | null }) =>
+      f.fraction === null ? "   —  " : `${(f.fraction * 100).toFixed(1).padStart(5)}%`;
+    table.push(
+      [
+        "spec".padEnd(17),
+        "exercised",
+        "loops ",
+        "empty ",
+        "sentences",
+        "confirmed",
+        "openings",
+        "reached",
+        "utility",
+        "never called",
+      ].join(" | "),
+    );
+    for (const path of CORPUS.filter((p) => p.startsWith(SPECS))) {
+      const name = basename(path, ".json");
+      const agent = await agentOf(path);
+      const { rows, quality: q, warnings } = await runOf(path);
+      expect(q, name).not.toBeNull();
+      if (!q) continue;
+      const model = WorldModel.of(agent);
+      const utilities = new Set(agent.tools.filter((t) => t.role === "utility").map((t) => t.name));
+      const idFields = new Set([...model.entities.values()].map((e) => e.idField));
+      let utilityCalls = 0;
+      for (const row of rows) {
+        const names = new Map<string, string>();
+        for (const message of row.messages) {
+          if (message.role === "assistant")
+            for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
+          if (message.role !== "tool") continue;
+          const tool = names.get(message.tool_call_id) ?? message.name ?? "";
+          if (!utilities.has(tool)) continue;
+          utilityCalls++;
+          const created = createdIdIn(message.content, idFields);
+          if (created)
+            problems.push(
+              `${name} ${row.id}: ${tool} answered with ${created}: ${message.content}`,
+            );
+        }
+      }
+      table.push(
+        [
+          name.padEnd(17),
+          pct(q.situation_tool_exercised).padEnd(9),
+          pct(q.loops),
+          pct(q.empty_lookups),
+          pct(q.sentence_arguments).padEnd(9),
+          pct(q.confirmed_writes).padEnd(9),
+          pct(q.distinct_openings).padEnd(8),
+          pct(q.goal_reached).padEnd(7),
+          String(utilityCalls).padEnd(7),
+          `${q.tools_never_called.join(", ") || "—"}  (${rows.length} rows)`,
+        ].join(" | "),
+      );
+      const check = (ok: boolean, what: string) => {
+        if (!ok) problems.push(`${name}: ${what}`);
+      };
+      const f = (x: { count: number; of: number; fraction: number | null }) =>
+        `${x.count}/${x.of} = ${x.fraction}`;
+      check(rows.length === 500, `${rows.length} rows`);
+      check(
+        (q.situation_tool_exercised.fraction ?? 0) >= 0.95,
+        `situation_tool_exercised ${f(q.situation_tool_exercised)} < 0.95`,
+      );
+      check((q.loops.fraction ?? 0) <= 0.01, `loops ${f(q.loops)} > 0.01`);
+      if (q.empty_lookups.of > 0)
+        check(
+          (q.empty_lookups.fraction ?? 0) <= 0.05,
+          `empty_lookups ${f(q.empty_lookups)} > 0.05`,
+        );
+      check(
+        (q.sentence_arguments.fraction ?? 0) <= 0.005,
+        `sentence_arguments ${f(q.sentence_arguments)} > 0.005`,
+      );
+      if (q.confirmed_writes.of >= 20)
+        check(
+          (q.confirmed_writes.fraction ?? 0) >= 0.95,
+          `confirmed_writes ${f(q.confirmed_writes)} < 0.95`,
+        );
+      check(
+        (q.distinct_openings.fraction ?? 0) >= 0.25,
+        `distinct_openings ${f(q.distinct_openings)} < 0.25`,
+      );
+      check(
+        q.tools_never_called.length === 0,
+        `tools never called: ${q.tools_never_called.join(", ")}`,
+      );
+      for (const warning of warnings.filter((w) => w.startsWith("quality:")))
+        problems.push(`${name}: warning ${warning}`);
+    }
+    console.log(`\n${table.join("\n")}\n`);
+    expect(problems).toEqual([]);
   });
 });
 
