@@ -1,3 +1,18 @@
+/**
+ * The engine's front door: everything outside env/ (exporters, server, CLI) imports from here.
+ * Plan situations, build worlds, run episodes (in process with `simulate`, or one at a time with
+ * `Episode` and `rollout`), and grade rows.
+ *
+ * @example
+ * import { Agent, Episode, rollout, OfflineAgent, planSituations } from "./env/index.ts";
+ * const agent = await Agent.load("examples/retail-orders.json");
+ * const [situation] = planSituations(agent, { rows: 1, seed: 7 }).cells;
+ * const episode = new Episode({ spec: agent, situation });
+ * const { last } = await rollout(episode, new OfflineAgent().start(agent, situation.seed));
+ * console.log(last.reward, episode.reward().checks);
+ *
+ * @module
+ */
 export { Agent } from "./agent.ts";
 export { type Axes, type AxisValue, NO_RULE } from "./axes.ts";
 export { type Backend, familyOf, parseBackend } from "./backends/backend.ts";

@@ -156,6 +156,10 @@ export class Planner {
  * Plans the situations of a run: a pairwise covering array over the six axes, the cold-start flip
  * (most fault cells turned to `ok`, keeping one per fault kind and those that keep the most pairs),
  * and a walk of `rows` situations over it, repeated with fresh seeds when `rows` exceeds the grid.
+ *
+ * @example
+ * const { cells, coverage } = planSituations(spec, { rows: 64, seed: 7 });
+ * console.log(cells.length, coverage.pairwise.pairs_covered, "/", coverage.pairwise.pairs_planned);
  */
 export function planSituations(spec: unknown, options: PlanOptions = {}): Plan {
   const planner = new Planner(spec, options);

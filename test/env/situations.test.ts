@@ -82,7 +82,9 @@ describe("SituationPool", () => {
     ]);
     const onlyTrain = new SituationPool(retail, [train]);
     expect(refusal(() => onlyTrain.pick({ split: "holdout" }))).toEqual([
-      expect.stringMatching(/^split: holdout holds no situation of this grid \(\{"train":1,"holdout":0,"eval":0\}\)/),
+      expect.stringMatching(
+        /^split: holdout holds no situation of this grid \(\{"train":1,"holdout":0,"eval":0\}\)/,
+      ),
     ]);
   });
 });
