@@ -80,6 +80,7 @@ async function run(flags: SimulateFlags, io: Io): Promise<number> {
         format: "simulate {bar} {value}/{total} rows · {eta_formatted} left",
         stream: io.terminal,
         hideCursor: true,
+        emptyOnZero: true,
       })
     : null;
   // The run knows its total (rows × rollouts, defaults applied); the bar learns it from the first row.
