@@ -51,16 +51,7 @@ export class SimulationInterrupted extends Error {
  * run holds only the rows in flight; an interrupted run keeps what it finished and `resume` continues.
  */
 export async function simulate(target: unknown, options: SimulateOptions = {}): Promise<Dataset> {
-  const {
-    agent: agentChoice,
-    simulator,
-    userModel,
-    fetch,
-    logprobs,
-    onProgress,
-    signal,
-    ...plain
-  } = options;
+  const { agent: agentChoice, simulator, userModel, fetch, onProgress, signal, ...plain } = options;
   const parsed = SimulateOptionsSchema.safeParse(plain);
   if (!parsed.success) throw new InputError("simulate options", issuesOf(parsed.error, plain));
   const o = parsed.data;
