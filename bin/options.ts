@@ -8,8 +8,7 @@ import { DEFAULTS } from "../spec/index.ts";
  * typed, so the option's schema refuses it with the same message the SDK gives.
  */
 export function number(value: string): number | string {
-  const n = Number(value);
-  return value.trim() !== "" && Number.isFinite(n) ? n : value;
+  return /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value.trim()) ? Number(value) : value;
 }
 
 /** Commander parser for a seed: a whole number stays a number, anything else is a string seed. */
