@@ -49,6 +49,10 @@ export class SimulationInterrupted extends Error {
  * Runs the conversations of a spec: plans the situations, plays each episode (offline by default),
  * and returns the Dataset. With `out`, rows stream to disk in plan order as they finish, so a large
  * run holds only the rows in flight; an interrupted run keeps what it finished and `resume` continues.
+ *
+ * @example
+ * const data = await simulate("examples/retail-orders.json", { rows: 64, seed: 7, out: "data.jsonl" });
+ * for await (const row of data.stream()) console.log(row.episode.outcome?.reached);
  */
 export async function simulate(target: unknown, options: SimulateOptions = {}): Promise<Dataset> {
   const { agent: agentChoice, simulator, userModel, fetch, onProgress, signal, ...plain } = options;
