@@ -5,7 +5,7 @@ import {
   coveringArray,
   PairSpace,
   type ValuePair,
-} from "../../env/covering/index.ts";
+} from "../../../env/covering/index.ts";
 
 /** Every pair a valid row can hold, found by enumerating every full row (small problems only). */
 function bruteForceReachable(problem: CoveringProblem): Set<string> {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { Agent } from "../../env/agent.ts";
-import { planSituations } from "../../env/plan.ts";
-import { OfflineAgent } from "../../env/roles/offline-agent.ts";
-import { offlineUser } from "../../env/roles/offline-user.ts";
-import { OfflineWriter } from "../../env/roles/offline-writer.ts";
-import { playEpisode } from "../../env/rollout.ts";
-import { needsConfirmation } from "../../env/text/reading.ts";
-import { WorldModel } from "../../env/world/model.ts";
-import type { AssistantMessage, ChatMessage, Row } from "../../spec/index.ts";
-import { financeSpec, helpdeskSpec, referenceSpec } from "../fixtures/reference-spec.ts";
+import { Agent } from "../../../env/agent.ts";
+import { planSituations } from "../../../env/plan.ts";
+import { OfflineAgent } from "../../../env/roles/offline-agent.ts";
+import { offlineUser } from "../../../env/roles/offline-user.ts";
+import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
+import { playEpisode } from "../../../env/rollout.ts";
+import { needsConfirmation } from "../../../env/text/reading.ts";
+import { WorldModel } from "../../../env/world/model.ts";
+import type { AssistantMessage, ChatMessage, Row } from "../../../spec/index.ts";
+import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
 
 const specs = {
   retail: Agent.from(referenceSpec),
