@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { familyOf, parseBackend } from "../../../env/backends/backend.ts";
-import { InputError } from "../../../env/util/errors.ts";
 
 describe("backend specs", () => {
   it("parses every accepted form", () => {

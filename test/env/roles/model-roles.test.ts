@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
-import { familyOf, parseBackend } from "../../../env/backends/backend.ts";
+import { parseBackend } from "../../../env/backends/backend.ts";
 import { Episode } from "../../../env/episode.ts";
 import { assignRoles } from "../../../env/roles/assign.ts";
 import { ModelAgent } from "../../../env/roles/model-agent.ts";

@@ -20,8 +20,8 @@ import { spokenName } from "../../../env/text/slots.ts";
 import { snake } from "../../../env/util/names.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
-import type { AgentSpec, ChatMessage, Coordinate, Quality, Row } from "../../../spec/index.ts";
 import grade from "../../../examples/grader.ts";
+import type { AgentSpec, ChatMessage, Coordinate, Quality, Row } from "../../../spec/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
 
 /** The specs written apart from the examples (DESIGN §16), whose runs the quality table measures. */
