@@ -1,4 +1,15 @@
 #!/usr/bin/env -S node --import tsx
+/**
+ * The `rehearse` CLI: thin over the SDK, it parses flags with the SDK's own option schemas and
+ * calls the engine. Run as a script, or in process through {@link main}.
+ *
+ * @example
+ * // npm run rehearse -- simulate --spec examples/retail-orders.json --rows 64 --out data.jsonl
+ * import { main } from "./bin/rehearse.ts";
+ * const code = await main(["plan", "--spec", "examples/retail-orders.json", "--json"]);
+ *
+ * @module
+ */
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
