@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --import tsx
+#!/usr/bin/env -S node --import=tsx
 /**
  * The `rehearse` CLI: thin over the SDK, it parses flags with the SDK's own option schemas and
  * calls the engine. Run as a script, or in process through {@link main}.
