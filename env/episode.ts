@@ -6,6 +6,7 @@ import {
   type ConductFinding,
   DEFAULTS,
   type EndedBy,
+  type EpisodeDriver,
   type Goal,
   type Observation,
   type ResetRequest,
@@ -89,7 +90,7 @@ export class EpisodeError extends Error {
  * while (!done) ({ observation, done } = await episode.step(await policy(observation)));
  * const { reward, checks } = episode.reward();
  */
-export class Episode {
+export class Episode implements EpisodeDriver {
   readonly agent: Agent;
   readonly maxTurns: number;
   readonly maxToolCalls: number;
@@ -213,12 +214,14 @@ export class Episode {
       messages: [...this.#messages],
       tools: this.agent.tools.map(openAITool),
       turn: 0,
+      truncated: false,
+      metadata: this.#metadata(),
     };
-    return { observation, reward: null, done: false, truncated: false, metadata: this.#metadata() };
+    return { observation, reward: null, done: false };
   }
 
   /** Which episode this is: the row id it will have, its situation and seed. */
-  #metadata(): StepResult["metadata"] {
+  #metadata(): Observation["metadata"] {
     const situation = this.#situation as Situation;
     return { episode_id: this.#episodeId, task_id: situation.id, seed: situation.seed };
   }
@@ -278,15 +281,11 @@ export class Episode {
     const observation: Observation = {
       messages: added.map((message) => ({ ...message })),
       turn: this.#turns,
-    };
-    if (this.#endedBy) observation.ended_by = this.#endedBy;
-    return {
-      observation,
-      reward: this.#done ? this.reward().reward : null,
-      done: this.#done,
       truncated: this.#truncated,
+      ...(this.#endedBy ? { ended_by: this.#endedBy } : {}),
       metadata: this.#metadata(),
     };
+    return { observation, reward: this.#done ? this.reward().reward : null, done: this.#done };
   }
 
   /** Why a well-formed message cannot be taken: over the episode's limits, or a tool-call id used before. */
@@ -338,7 +337,8 @@ export class Episode {
           ? "the conduct checks found nothing"
           : findings.map((f) => f.detail).join("; "),
     };
-    const checks = [...outcome.checks, conduct];
+    // Copies: the grade is kept once the episode is done, and a caller may change what it is given.
+    const checks = [...outcome.checks.map((check) => ({ ...check })), conduct];
     const failed = checks.filter((c) => !c.passed);
     return {
       reward: failed.length === 0 ? 1 : 0,
@@ -400,17 +400,10 @@ export class Episode {
 
   /**
    * The finished conversation as a dataset row: ungraded, with the conduct and simulator checks'
-   * findings. The driver adds what it knows of the policy: who played it, and the offline agent's
-   * slips. Before the episode is done it throws an {@link EpisodeError}: step on, or end it with
-   * {@link Episode.fail}.
+   * findings. The driver adds what only it knows: the offline agent's slips. Before the episode is
+   * done it throws an {@link EpisodeError}: step on, or end it with {@link Episode.fail}.
    */
-  row(
-    notes: {
-      models?: { agent?: string; simulator?: string; user_model?: string };
-      slips?: readonly Slip[];
-    } = {},
-  ): Row {
-    const models = notes.models ?? {};
+  row(notes: { slips?: readonly Slip[] } = {}): Row {
     const world = this.#requireWorld();
     if (!this.#done)
       throw new EpisodeError(
@@ -450,9 +443,9 @@ export class Episode {
         misstated: [...this.#misstated],
       },
       models: {
-        agent: models.agent ?? this.#agentName,
-        simulator: models.simulator ?? this.#openingWriter,
-        user_model: models.user_model ?? this.#userModel.name,
+        agent: this.#agentName,
+        simulator: this.#openingWriter,
+        user_model: this.#userModel.name,
       },
       episode: {
         ended_by: this.#endedBy ?? "turn_limit",
@@ -468,11 +461,11 @@ export class Episode {
       sim_faults: [],
     };
     const { outcome, findings } = this.#grade();
-    row.conduct = findings;
+    row.conduct = structuredClone(findings);
     row.episode.outcome = {
       reached: outcome.reward === 1,
       reason: outcome.reason,
-      checks: outcome.checks,
+      checks: outcome.checks.map((check) => ({ ...check })),
     };
     row.sim_faults = simulatorChecks(this.agent, row);
     return row;

@@ -8,7 +8,7 @@ import type {
   StepResult,
 } from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
-import { Episode } from "./episode.ts";
+import { Episode, EpisodeError } from "./episode.ts";
 import {
   type AgentPolicy,
   type AgentSession,
@@ -50,8 +50,10 @@ export async function rollout(
       turn = await policy.respond(conversation);
       last = await episode.step(turn.message);
     } catch (error) {
-      // A policy that fails, or a turn the episode refuses (a malformed message from a model), ends this rollout.
-      return { conversation, slips, last, error: `agent: ${messageOf(error)}` };
+      // A policy that fails, or a turn the episode refuses (a malformed message from a model), ends
+      // this rollout; an episode that cannot take a step at all is the episode's error.
+      const side = error instanceof EpisodeError ? "episode" : "agent";
+      return { conversation, slips, last, error: `${side}: ${messageOf(error)}` };
     }
     if (turn.slip) slips.push({ ...turn.slip, message: conversation.length });
     conversation.push(turn.message, ...last.observation.messages);

@@ -27,19 +27,6 @@ export const ResetRequestSchema = z.strictObject({
 });
 export type ResetRequest = z.infer<typeof ResetRequestSchema>;
 
-/**
- * What the agent observes: the messages new since its last step (at reset the system prompt,
- * earlier contact and the person's first message), the tools at reset, and how it ended.
- */
-export const ObservationSchema = z.object({
-  messages: z.array(ChatMessageSchema),
-  tools: z.array(RowToolSchema).optional(),
-  /** Assistant messages so far. */
-  turn: z.int().min(0),
-  ended_by: EndedBySchema.optional(),
-});
-export type Observation = z.infer<typeof ObservationSchema>;
-
 /** Which episode a result belongs to: the row id it will have, its situation, and the seed. */
 export const EpisodeMetadataSchema = z.looseObject({
   episode_id: z.string(),
@@ -49,16 +36,32 @@ export const EpisodeMetadataSchema = z.looseObject({
 export type EpisodeMetadata = z.infer<typeof EpisodeMetadataSchema>;
 
 /**
- * The result of a reset or a step (Gymnasium's semantics, OpenEnv's fields): `done` when the
- * episode ended or was cut off, `truncated` when cut off; `reward` is null until it is done, then
- * the episode's reward (its full grade is `Episode.reward()`).
+ * What the agent observes: the messages new since its last step (at reset the system prompt,
+ * earlier contact and the person's first message), the tools at reset, whether the episode was
+ * cut off (`truncated`, Gymnasium's meaning), how it ended, and which episode it is. `truncated` and
+ * `metadata` live here, inside the observation, because OpenEnv's clients pass the observation
+ * through whole and read only `observation`, `reward` and `done` beside it.
+ */
+export const ObservationSchema = z.object({
+  messages: z.array(ChatMessageSchema),
+  tools: z.array(RowToolSchema).optional(),
+  /** Assistant messages so far. */
+  turn: z.int().min(0),
+  truncated: z.boolean(),
+  ended_by: EndedBySchema.optional(),
+  metadata: EpisodeMetadataSchema,
+});
+export type Observation = z.infer<typeof ObservationSchema>;
+
+/**
+ * The result of a reset or a step, as OpenEnv's `observation` message carries it: `done` when the
+ * episode ended or was cut off (`observation.truncated` says which); `reward` is null until it is
+ * done, then the episode's reward (its full grade is `Episode.reward()`).
  */
 export const StepResultSchema = z.object({
   observation: ObservationSchema,
   reward: RewardSchema.nullable(),
   done: z.boolean(),
-  truncated: z.boolean(),
-  metadata: EpisodeMetadataSchema,
 });
 export type StepResult = z.infer<typeof StepResultSchema>;
 

@@ -221,7 +221,7 @@ describe.each(corpus)("$name", ({ agent }) => {
         expect(answer?.role).toBe("tool");
         expect(json(answer?.content as string).error, answer?.content as string).toBeUndefined();
         expect(result.done).toBe(true);
-        expect(result.truncated).toBe(false);
+        expect(result.observation.truncated).toBe(false);
         expect(result.observation.ended_by).toBe("handoff");
         expect(episode.row().episode.ended_by).toBe("handoff");
         expect(episode.world.handedOff).toBe(true);

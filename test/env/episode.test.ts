@@ -54,8 +54,7 @@ describe("Episode", () => {
     expect(reply.observation.messages[0]?.role).toBe("user");
     expect(reply).toMatchObject({
       done: true,
-      truncated: false,
-      observation: { ended_by: "user_done", turn: 2 },
+      observation: { truncated: false, ended_by: "user_done", turn: 2 },
     });
     await expect(episode.step(say("hello?"))).rejects.toThrow(EpisodeError);
   });
@@ -73,8 +72,7 @@ describe("Episode", () => {
     result = await episode.step(say("One moment."));
     expect(result).toMatchObject({
       done: true,
-      truncated: true,
-      observation: { ended_by: "turn_limit" },
+      observation: { truncated: true, ended_by: "turn_limit" },
     });
     expect(episode.row().episode).toMatchObject({
       ended_by: "turn_limit",
@@ -191,8 +189,8 @@ describe("the episode contract (spec/episode.ts)", () => {
   it("reset returns a step result: no reward yet, not done, and which episode it is", async () => {
     const episode = new Episode({ spec: retail, situation });
     const result = StepResultSchema.parse(await episode.reset());
-    expect(result).toMatchObject({ reward: null, done: false, truncated: false });
-    expect(result.metadata).toEqual({
+    expect(result).toMatchObject({ reward: null, done: false, observation: { truncated: false } });
+    expect(result.observation.metadata).toEqual({
       episode_id: rowId(situation),
       task_id: situation.id,
       seed: situation.seed,
@@ -208,15 +206,17 @@ describe("the episode contract (spec/episode.ts)", () => {
     expect(results.map((r) => r.reward)).toEqual([null, null, episode.reward().reward]);
     expect(results.map((r) => r.done)).toEqual([false, false, true]);
     expect(results.at(-1)).toMatchObject({
-      truncated: true,
-      observation: { ended_by: "turn_limit" },
+      observation: { truncated: true, ended_by: "turn_limit" },
     });
   });
 
   it("reset names the row with episode_id and reseeds the situation with seed", async () => {
     const episode = new Episode({ spec: retail, situation, maxTurns: 1 });
     const first = await episode.reset({ episode_id: "trainer-run.7:ep-1", seed: 991 });
-    expect(first.metadata).toMatchObject({ episode_id: "trainer-run.7:ep-1", seed: 991 });
+    expect(first.observation.metadata).toMatchObject({
+      episode_id: "trainer-run.7:ep-1",
+      seed: 991,
+    });
     expect(episode.situation).toMatchObject({ axes: situation.axes, seed: 991 });
     await episode.step(say("Hello."));
     const row = episode.row();
@@ -251,11 +251,29 @@ describe("the episode contract (spec/episode.ts)", () => {
     const episode = new Episode({ spec: retail, situations: new SituationPool(retail, grid) });
     expect(() => episode.situation).toThrow(EpisodeError);
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await episode.reset()).metadata.task_id);
+    for (let i = 0; i < 3; i++) ids.push((await episode.reset()).observation.metadata.task_id);
     expect(ids).toEqual(grid.slice(0, 3).map((s) => s.id));
     const named = grid[5] as (typeof grid)[number];
-    expect((await episode.reset({ task_id: named.id })).metadata.task_id).toBe(named.id);
+    expect((await episode.reset({ task_id: named.id })).observation.metadata.task_id).toBe(
+      named.id,
+    );
     expect(episode.world.situation.axes).toEqual(named.axes);
+  });
+
+  it("keeps its grade once done: what a caller changes in a grade or a row does not change the next", async () => {
+    const episode = new Episode({ spec: retail, situation, maxTurns: 1 });
+    await episode.reset();
+    await episode.step(say("Hello."));
+    const grade = structuredClone(episode.reward());
+    const row = structuredClone(episode.row());
+    const given = episode.reward();
+    given.checks[0] = { name: "forged", passed: !given.checks[0]?.passed, detail: "" };
+    const taken = episode.row();
+    const check = taken.episode.outcome?.checks[0] as { passed: boolean };
+    check.passed = !check.passed;
+    taken.conduct.push(...structuredClone(taken.conduct), ...structuredClone(taken.conduct));
+    expect(episode.reward()).toEqual(grade);
+    expect(episode.row()).toEqual(row);
   });
 
   it("takes exactly one of situation or situations", () => {
