@@ -35,6 +35,32 @@ describe("the architecture (DESIGN §2)", () => {
     ]);
   });
 
+  it("sees a cycle through .js specifiers, and not an import quoted in a comment", () => {
+    const root = plant({
+      "env/a.ts":
+        '/** Not an import: `import { x } from "./c.ts"`. */\nimport { b } from "./b.js";\nexport const a = b;\n',
+      "env/b.ts":
+        '// import { nothing } from "./c.ts";\nimport type { A } from "./a.mjs";\nexport const b: A | 1 = 1;\n',
+      "env/c.ts": 'import { a } from "./a.ts";\nexport const c = a;\n',
+    });
+    expect(architectureViolations(root)).toEqual([
+      "import cycle between files: env/a.ts ↔ env/b.ts",
+    ]);
+  });
+
+  it("lets the engine read the package's version, but not the contracts", () => {
+    const root = plant({
+      "package.json": "{}\n",
+      "env/version.ts":
+        'import pkg from "../package.json" with { type: "json" };\nexport const v = pkg;\n',
+      "spec/version.ts":
+        'import pkg from "../package.json" with { type: "json" };\nexport const v = pkg;\n',
+    });
+    expect(architectureViolations(root)).toEqual([
+      "spec/version.ts imports package.json: spec/ holds the contracts and imports nothing local",
+    ]);
+  });
+
   it("fails on a cycle between two parts of env/ even when no two files form one", () => {
     const root = plant({
       "env/grade/judge.ts":
