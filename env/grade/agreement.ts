@@ -105,7 +105,11 @@ function cohensKappa(
   return { kappa: (observed - expected) / (1 - expected) };
 }
 
-/** The publish gate's stamp: the judge's measured calibration, or a plain statement that it was never measured; the judge is the most common {@link judgeIdentity}. */
+/**
+ * The publish gate's stamp: the judge's measured calibration, or a plain statement that it was
+ * never measured. Rows graded by more than one judge ({@link judgeIdentity}, rubric included) are
+ * not stamped with one judge's figures: the stamp says which judges they mix.
+ */
 export function calibrationStamp(
   rows: readonly Row[],
   agreement: Agreement = judgeAgreement(rows),
@@ -116,8 +120,14 @@ export function calibrationStamp(
     const name = judgeIdentity(row.judge_meta);
     judges.set(name, (judges.get(name) ?? 0) + 1);
   }
-  const judge =
-    [...judges.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]?.[0] ?? null;
+  const ranked = [...judges.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  if (ranked.length > 1)
+    return {
+      status: "unmeasured",
+      judge: null,
+      reason: `the rows were graded by ${ranked.length} judges (${ranked.map(([name, count]) => `${name}: ${count} rows`).join(", ")}); agreement is a judge's own, so grade them with one judge or stamp each judge's rows apart`,
+    };
+  const judge = ranked[0]?.[0] ?? null;
   if (agreement.n === 0) {
     const reason =
       agreement.unmeasured > 0

@@ -68,6 +68,18 @@ describe("a judge's identity carries its rubric", () => {
     });
   });
 
+  it("does not stamp rows of two rubrics with one judge's figures, even when they are labelled", async () => {
+    const kind = await gradedUnder("be kind");
+    const brief = await gradedUnder("be brief");
+    const rows = [...kind, ...brief.slice(0, 3)];
+    for (const row of rows) row.labels = [{ kind: "human", reward: 1 }];
+    const stamp = calibrationStamp(rows);
+    expect(stamp).toMatchObject({ status: "unmeasured", judge: null });
+    expect(stamp.status === "unmeasured" && stamp.reason).toBe(
+      `the rows were graded by 2 judges (j@1#${kind[0]?.judge_meta?.rubric_hash}: 8 rows, j@1#${brief[0]?.judge_meta?.rubric_hash}: 3 rows); agreement is a judge's own, so grade them with one judge or stamp each judge's rows apart`,
+    );
+  });
+
   it("stamps the offline decision model with no rubric hash, as it reads none", async () => {
     const rows = structuredClone(base);
     const report = await gradeRows(rows, { spec: "typesafe:offline" });
