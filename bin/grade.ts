@@ -26,7 +26,7 @@ export function gradeCommand(program: Command, io: Io, done: (code: number) => v
     )
     .option(
       "--judge <backend>",
-      'a judge: a chat model ("openai:<model>", "<model>@<base-url>") or a decision model ("typesafe:offline", "typesafe:<model>")',
+      'a judge: a chat model ("openai:<model>", "<model>@<base-url>") or a decision model ("typesafe:offline", "typesafe:<model>@<base-url>", "typesafe:openai:<model>")',
       backend,
     )
     .option("--rubric <text>", "the rubric, or @file to read it from a file")

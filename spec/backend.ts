@@ -30,7 +30,8 @@ export type BackendObject = z.infer<typeof BackendObjectSchema>;
 
 /**
  * A backend for any role: `offline`, `openai:<model>`, `<model>@<base-url>` (vLLM, Ollama,
- * llama.cpp, LiteLLM…), `typesafe:<model>` (a decision judge), or an object.
+ * llama.cpp, LiteLLM…), a decision judge (`typesafe:<model>@<base-url>`, `typesafe:openai:<model>`,
+ * `typesafe:offline`), or an object.
  */
 export const BackendSpecSchema = z.union([z.string().min(1), BackendObjectSchema]);
 export type BackendSpec = z.infer<typeof BackendSpecSchema>;
