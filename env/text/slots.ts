@@ -1,5 +1,5 @@
 import { snake } from "../util/names.ts";
-import { regexLiteral } from "../util/regex.ts";
+import { lastTokenMatch, linearPattern, regexLiteral } from "../util/regex.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
 import type { EntityModel, ToolModel, WorldModel } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
@@ -188,7 +188,7 @@ export function readValue(
   }
   if (identity === "zip") {
     if (schema.pattern) {
-      const found = matchPattern(schema.pattern, clean);
+      const found = lastTokenMatch(schema.pattern, clean);
       return found === null ? null : { value: found };
     }
     const answer = bare(clean);
@@ -196,7 +196,7 @@ export function readValue(
     return /^(?=.*\d)[A-Z0-9][A-Z0-9 -]{2,9}$/i.test(answer) ? { value: answer } : null;
   }
   if (schema.pattern) {
-    const found = matchPattern(schema.pattern, clean);
+    const found = lastTokenMatch(schema.pattern, clean);
     if (found !== null) return { value: found };
   }
   const answer = bare(clean);
@@ -290,8 +290,9 @@ export function fits(schema: SchemaFragment | undefined, value: unknown): boolea
   if (Array.isArray(value)) return value.every((v) => fits(schema.items, v));
   if (Array.isArray(schema.enum) && !schema.enum.includes(value)) return false;
   if (typeof value === "string" && schema.pattern) {
+    // The value comes from what the person wrote: matched in linear time, whatever the pattern.
     try {
-      return new RegExp(schema.pattern, "u").test(value);
+      return linearPattern(schema.pattern).test(value);
     } catch {
       return true;
     }
@@ -317,22 +318,6 @@ function enumWord(value: string): RegExp {
     `(^|[^a-z0-9])${regexLiteral(value.toLowerCase()).replace(/[_\s-]+/g, "[ _-]")}($|[^a-z0-9])`,
     "i",
   );
-}
-
-/** A value matching the parameter's pattern, found anywhere in the text (anchors dropped). */
-function matchPattern(pattern: string, text: string): string | null {
-  let re: RegExp;
-  try {
-    // Anchors become word edges: "4963" is not a four-digit PIN inside "675649631".
-    re = new RegExp(
-      `(?<![\\w])(?:${pattern.replace(/^\^/, "").replace(/\$$/, "")})(?![\\w])`,
-      "gu",
-    );
-  } catch {
-    return null;
-  }
-  const found = [...text.matchAll(re)].map((m) => m[0]).filter((m) => m.trim().length > 0);
-  return found.at(-1) ?? null;
 }
 
 /**
