@@ -4,8 +4,9 @@ import type {
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import pLimit, { type LimitFunction } from "p-limit";
+import { z } from "zod";
 import type { ToolCall } from "../../spec/index.ts";
-import { BackendError, InputError, messageOf } from "../util/errors.ts";
+import { BackendError, formatPath, InputError, messageOf } from "../util/errors.ts";
 import type { Backend } from "./backend.ts";
 import { endpointOf } from "./endpoint.ts";
 
@@ -82,7 +83,7 @@ export class ChatClient {
   /** Sends one chat completion; errors name the backend and what the server said. */
   async complete(request: ChatRequest): Promise<ChatReply> {
     const { sampling } = this.backend;
-    const response = await this.#limit(async () => {
+    const response: unknown = await this.#limit(async () => {
       try {
         return await this.#client.chat.completions.create({
           model: this.backend.model,
@@ -98,39 +99,177 @@ export class ChatClient {
           ...(request.top_logprobs ? { logprobs: true, top_logprobs: request.top_logprobs } : {}),
         });
       } catch (error) {
-        throw new BackendError(this.backend.name, messageOf(error));
-      }
-    });
-    const choice = response.choices[0];
-    if (!choice) throw new BackendError(this.backend.name, "the response has no choices");
-    const toolCalls: ToolCall[] = [];
-    for (const call of choice.message.tool_calls ?? []) {
-      if (call.type !== "function")
+        // A body sent as JSON that does not parse fails inside the call, as a SyntaxError.
         throw new BackendError(
           this.backend.name,
-          `answered with a ${call.type} tool call, which rehearse does not run`,
+          error instanceof SyntaxError
+            ? `the reply is not valid JSON: ${error.message}`
+            : messageOf(error),
         );
-      toolCalls.push({
-        id: call.id,
-        type: "function",
-        function: { name: call.function.name, arguments: call.function.arguments },
-      });
-    }
-    const tokens = choice.logprobs?.content ?? null;
-    const first = tokens?.[0];
-    return {
-      content: choice.message.content ?? null,
-      toolCalls,
-      tokenLogprobs: tokens ? tokens.map((t) => t.logprob) : null,
-      topLogprobs: first
-        ? Object.fromEntries([
-            [first.token, first.logprob],
-            ...first.top_logprobs.map((t) => [t.token, t.logprob]),
-          ])
-        : null,
-      completionTokens: response.usage?.completion_tokens ?? null,
-      model: response.model,
-      fingerprint: response.system_fingerprint ?? null,
-    };
+      }
+    });
+    return readReply(this.backend, response, (request.tools?.length ?? 0) > 0);
   }
+}
+
+/** A tool call as rehearse reads it: a server that leaves out the id or the type means a function call. */
+const ToolCallShape = z.object({
+  id: z.string({ error: "expected a string" }).nullish(),
+  type: z.string({ error: "expected a string" }).nullish(),
+  function: z.object(
+    {
+      name: z.string({ error: "expected the tool's name, a string" }),
+      arguments: z.string({ error: "expected the arguments as a JSON string" }),
+    },
+    { error: "expected an object with name and arguments" },
+  ),
+});
+
+/**
+ * The parts of a chat completion rehearse cannot do without, checked where the reply comes in: a
+ * first choice with a message, its text (a string or null) and its tool calls (read only when the
+ * request offered tools). What only adds figures (usage, model, fingerprint, logprobs) is read
+ * leniently by {@link readReply}, and other choices are not read at all.
+ */
+const ReplyShape = z.object(
+  {
+    choices: z
+      .array(z.unknown(), { error: "expected a list" })
+      .min(1, { error: "expected at least one choice" }),
+  },
+  { error: "expected a JSON object" },
+);
+const choiceShape = (tools: boolean) =>
+  z.object(
+    {
+      message: z.object(
+        {
+          content: z.string({ error: "expected a string or null" }).nullish(),
+          tool_calls: tools
+            ? z.array(ToolCallShape, { error: "expected a list" }).nullish()
+            : z
+                .unknown()
+                .optional()
+                .transform(() => undefined),
+        },
+        { error: "expected an object" },
+      ),
+    },
+    { error: "expected an object" },
+  );
+const CHOICE = { withTools: choiceShape(true), withoutTools: choiceShape(false) };
+
+/** One generated token's log-probability and, when asked for, its top alternatives. */
+const TokenShape = z.object({
+  token: z.string(),
+  logprob: z.number(),
+  top_logprobs: z.array(z.unknown()).nullish(),
+});
+const AlternativeShape = z.object({ token: z.string(), logprob: z.number() });
+
+/**
+ * A reply of any shape read into a {@link ChatReply}, or a {@link BackendError} naming the backend
+ * and what the reply lacks. Log-probabilities are optional figures: a missing or null one drops
+ * the turn's list (the run's warnings count such turns), never the turn.
+ */
+function readReply(backend: Backend, response: unknown, tools: boolean): ChatReply {
+  if (typeof response === "string" || response === null || response === undefined)
+    throw new BackendError(
+      backend.name,
+      `the reply is not JSON: ${response ? JSON.stringify(snippet(response)) : "it is empty"}`,
+    );
+  const reply = ReplyShape.safeParse(response);
+  if (!reply.success) throw new BackendError(backend.name, problemOf(reply.error, response, []));
+  const parsed = CHOICE[tools ? "withTools" : "withoutTools"].safeParse(reply.data.choices[0]);
+  if (!parsed.success)
+    throw new BackendError(backend.name, problemOf(parsed.error, response, ["choices", 0]));
+  const choice = parsed.data;
+  const toolCalls: ToolCall[] = [];
+  for (const call of choice.message.tool_calls ?? []) {
+    if (call.type != null && call.type !== "function")
+      throw new BackendError(
+        backend.name,
+        `answered with a ${call.type} tool call, which rehearse does not run`,
+      );
+    toolCalls.push({
+      id: call.id ?? "",
+      type: "function",
+      function: { name: call.function.name, arguments: call.function.arguments },
+    });
+  }
+  const raw = response as Record<string, unknown>;
+  const figures = (raw.choices as Record<string, unknown>[])[0] as Record<string, unknown>;
+  const tokens = tokensOf(figures.logprobs);
+  const first = tokens?.[0];
+  const usage = raw.usage as { completion_tokens?: unknown } | null | undefined;
+  const completionTokens = usage?.completion_tokens;
+  return {
+    content: choice.message.content ?? null,
+    toolCalls,
+    tokenLogprobs: tokens ? tokens.map((t) => t.logprob) : null,
+    topLogprobs: first
+      ? Object.fromEntries([
+          [first.token, first.logprob],
+          ...(first.top_logprobs ?? []).flatMap((t) => {
+            const alternative = AlternativeShape.safeParse(t);
+            return alternative.success ? [[alternative.data.token, alternative.data.logprob]] : [];
+          }),
+        ])
+      : null,
+    completionTokens:
+      Number.isSafeInteger(completionTokens) && (completionTokens as number) >= 0
+        ? (completionTokens as number)
+        : null,
+    model: typeof raw.model === "string" ? raw.model : backend.model,
+    fingerprint: typeof raw.system_fingerprint === "string" ? raw.system_fingerprint : null,
+  };
+}
+
+/** The generated tokens of a choice's `logprobs`, or null when any is missing its number. */
+function tokensOf(logprobs: unknown): z.infer<typeof TokenShape>[] | null {
+  const content = (logprobs as { content?: unknown } | null | undefined)?.content;
+  if (!Array.isArray(content)) return null;
+  const tokens: z.infer<typeof TokenShape>[] = [];
+  for (const entry of content) {
+    const token = TokenShape.safeParse(entry);
+    if (!token.success) return null;
+    tokens.push(token.data);
+  }
+  return tokens;
+}
+
+/** The first problem zod found in a part of the reply at `prefix`, as a sentence about the reply. */
+function problemOf(error: z.ZodError, response: unknown, prefix: PropertyKey[]): string {
+  const issue = error.issues[0] as z.core.$ZodIssue;
+  const at = [...prefix, ...issue.path];
+  const path = formatPath(at);
+  const value = valueAt(response, at);
+  if (path === "") return `the reply is ${kindOf(response)}; ${issue.message}`;
+  return value === undefined
+    ? `the reply has no ${path}`
+    : `the reply's ${path} is ${kindOf(value)}; ${issue.message}`;
+}
+
+/** What a value is, for a sentence: "a number (42)", "a list", "null". */
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return value.length === 0 ? "an empty list" : "a list";
+  if (typeof value === "string") return `a string (${JSON.stringify(snippet(value))})`;
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value} (${String(value)})`;
+}
+
+/** The start of a text, on one line: enough to recognise an HTML page or an error. */
+function snippet(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let at = input;
+  for (const key of path) {
+    if (at === null || typeof at !== "object") return undefined;
+    at = (at as Record<PropertyKey, unknown>)[key];
+  }
+  return at;
 }

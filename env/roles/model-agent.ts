@@ -4,6 +4,7 @@ import type { Agent } from "../agent.ts";
 import type { Backend } from "../backends/backend.ts";
 import { ChatClient } from "../backends/chat.ts";
 import { openAITool } from "../tools.ts";
+import { BackendError } from "../util/errors.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
 
 /** Our messages as the chat API takes them (sampling figures on assistant turns left out). */
@@ -54,8 +55,9 @@ export class ModelAgent implements AgentPolicy {
           logprobs: this.#logprobs,
         });
         if (!reply.content && reply.toolCalls.length === 0)
-          throw new Error(
-            `${this.name}: the agent model answered with neither text nor a tool call`,
+          throw new BackendError(
+            this.name,
+            "the agent model answered with neither text nor a tool call",
           );
         const message: AssistantMessage = { role: "assistant", content: reply.content };
         if (reply.toolCalls.length > 0)

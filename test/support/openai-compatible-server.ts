@@ -12,13 +12,16 @@ export type ReceivedRequest = {
   [key: string]: unknown;
 };
 
-/** What the server answers to one request: a completion, an error, or a delayed answer. */
-export interface Scripted {
+/**
+ * What the server answers to one request: a completion, an error, or a delayed answer. `body` is
+ * sent as JSON; `raw` is sent byte for byte instead (an HTML page, an empty or truncated body),
+ * with the content type `headers` give it, JSON's unless they say otherwise.
+ */
+export type Scripted = {
   status?: number;
   headers?: Record<string, string>;
   delayMs?: number;
-  body: unknown;
-}
+} & ({ body: unknown; raw?: undefined } | { raw: string; body?: undefined });
 
 /** Scripts the server: a fixed answer, or one computed from the request. */
 export type Script = Scripted | ((request: ReceivedRequest, index: number) => Scripted);
@@ -137,7 +140,7 @@ export class OpenAICompatibleServer {
       const answer =
         typeof script === "function" ? script(request, self.requests.length - 1) : script;
       if (answer.delayMs) await new Promise((resolve) => setTimeout(resolve, answer.delayMs));
-      return new Response(JSON.stringify(answer.body), {
+      return new Response(answer.raw ?? JSON.stringify(answer.body), {
         status: answer.status ?? 200,
         headers: { "content-type": "application/json", ...answer.headers },
       });
