@@ -106,6 +106,13 @@ async function run(flags: SimulateFlags, io: Io): Promise<number> {
       );
       return EXIT.failed;
     }
+    // Nor did one whose writer never worked: every opening is the offline writer's, not the model's asked for.
+    if (data.size > 0 && data.degraded.generator_fallback?.rows === data.size) {
+      io.err(
+        `rehearse: every opening fell back to the offline writer: the writer (--simulator) never worked; last error: ${data.degraded.generator_fallback.last_error}\n`,
+      );
+      return EXIT.failed;
+    }
     return EXIT.ok;
   } catch (error) {
     bar?.stop();

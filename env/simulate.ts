@@ -300,9 +300,14 @@ class RunTally {
     };
   }
 
-  /** What a reader of the run must not miss: rows a failing role cut short, turns without a logprob, quality figures out of bounds. */
+  /** What a reader of the run must not miss: openings the offline writer took over, rows a failing role cut short, turns without a logprob, quality figures out of bounds. */
   warnings(): string[] {
     return [
+      ...(this.#fallbacks > 0
+        ? [
+            `${this.#fallbacks} of ${this.#rows} openings were written by the offline writer because the writer failed (episode.writer_fallback); last error: ${this.#lastError}`,
+          ]
+        : []),
       ...(this.#broken > 0
         ? [
             `${this.#broken} of ${this.#rows} rows ended early because the agent or the person failed (episode.ended_by "error"); last error: ${this.#lastBreak}`,
