@@ -3,6 +3,7 @@ import type { ChatMessage } from "../../spec/index.ts";
 import type { Backend } from "../backends/backend.ts";
 import { ChatClient } from "../backends/chat.ts";
 import { END_MARKERS, userBrief } from "../people/brief.ts";
+import { BackendError } from "../util/errors.ts";
 import type { EpisodeSetup, UserSession, UserSimulator, UserTurn } from "./types.ts";
 
 /**
@@ -21,6 +22,13 @@ export function personView(
   }
   return out;
 }
+
+/**
+ * The most a person's turn from a user model may hold, in UTF-8 bytes. What someone types into a
+ * support chat is a few KiB at most; more is a model that ran on, and is blamed on the user model
+ * here rather than on the agent that would have had to answer it.
+ */
+export const MAX_USER_TURN_BYTES = 16 * 1024;
 
 /** A model-backed user: plays the person from the brief, ending with an explicit marker. */
 export class ModelUser implements UserSimulator {
@@ -42,6 +50,12 @@ export class ModelUser implements UserSimulator {
       reply: async (conversation): Promise<UserTurn> => {
         const reply = await this.#client.complete({ messages: personView(brief, conversation) });
         const text = reply.content ?? "";
+        const bytes = Buffer.byteLength(text);
+        if (bytes > MAX_USER_TURN_BYTES)
+          throw new BackendError(
+            this.name,
+            `the user model's message is ${bytes} bytes; a person's turn holds at most ${MAX_USER_TURN_BYTES} (MAX_USER_TURN_BYTES)`,
+          );
         const end = text.includes(END_MARKERS.gave_up)
           ? "gave_up"
           : text.includes(END_MARKERS.done)
@@ -52,8 +66,9 @@ export class ModelUser implements UserSimulator {
           .replaceAll(END_MARKERS.gave_up, "")
           .trim();
         if (!content && !end)
-          throw new Error(
-            `${this.name}: the user model answered with an empty message and no end marker`,
+          throw new BackendError(
+            this.name,
+            "the user model answered with an empty message and no end marker",
           );
         return end ? { content, end } : { content };
       },

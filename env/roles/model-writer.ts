@@ -1,5 +1,6 @@
 import type { Backend } from "../backends/backend.ts";
 import { ChatClient } from "../backends/chat.ts";
+import { BackendError } from "../util/errors.ts";
 import { OfflineWriter } from "./offline-writer.ts";
 import type { EpisodeSetup, Opening, SituationWriter } from "./types.ts";
 
@@ -8,6 +9,12 @@ const SYSTEM = [
   "Write only the message, in the person's voice: no quotes, no labels, no explanation.",
   "Use exactly the identifiers and amounts you are given; never invent others.",
 ].join(" ");
+
+/**
+ * The most an opening from a model writer may hold, in UTF-8 bytes, as for a person's turn: a
+ * longer one is the writer's failure, and the offline writer opens the conversation instead.
+ */
+export const MAX_OPENING_BYTES = 16 * 1024;
 
 /**
  * A model-backed situation writer: drafts the opening message from the situation's coordinate and
@@ -49,7 +56,13 @@ export class ModelWriter implements SituationWriter {
       ],
     });
     const message = reply.content?.trim();
-    if (!message) throw new Error(`${this.name}: the writer answered with an empty message`);
+    if (!message) throw new BackendError(this.name, "the writer answered with an empty message");
+    const bytes = Buffer.byteLength(message);
+    if (bytes > MAX_OPENING_BYTES)
+      throw new BackendError(
+        this.name,
+        `the writer's opening is ${bytes} bytes; an opening holds at most ${MAX_OPENING_BYTES} (MAX_OPENING_BYTES)`,
+      );
     const { history } = await this.#offline.write(setup);
     return { history, message, writer: this.name };
   }
