@@ -45,6 +45,7 @@ export { DEFAULT_RUBRIC, JUDGE_VERSION, judgeIdentity } from "./grade/identity.t
 export { llmGrade, pairwiseJudge, rubricJudge } from "./grade/judges.ts";
 export { gradeReport, passHatK } from "./grade/report.ts";
 export { simulatorChecks } from "./grade/simulator.ts";
+export { checkDatasetOutput, type DatasetOutputCheck, datasetPaths } from "./jsonl.ts";
 export { END_MARKERS, userBrief } from "./people/brief.ts";
 export { type Persona, samplePersona } from "./people/persona.ts";
 export {
@@ -95,5 +96,13 @@ export {
   messageOf,
   SpecError,
 } from "./util/errors.ts";
-export { readJsonFile, readTextFile, writeFileAtomic } from "./util/files.ts";
+export {
+  checkOutputFolder,
+  checkOutputPath,
+  type OutputCheck,
+  readJsonFile,
+  readTextFile,
+  shownPath,
+  writeFileAtomic,
+} from "./util/files.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

@@ -14,7 +14,7 @@ import { Agent } from "./agent.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { Dataset } from "./dataset.ts";
 import { rowId } from "./episode.ts";
-import { RowSink } from "./jsonl.ts";
+import { checkDatasetOutput, RowSink } from "./jsonl.ts";
 import { Planner } from "./plan.ts";
 import { QualityTally, touchedSituation } from "./quality.ts";
 import { assignRoles, type RoleChoices } from "./roles/assign.ts";
@@ -30,6 +30,11 @@ export interface SimulateOptions
   onProgress?: (done: number, total: number) => void;
   /** Stops the run: finished rows are kept (in `<out>.partial` when writing a file). */
   signal?: AbortSignal;
+  /**
+   * Lets the run discard an unfinished run's `<out>.partial` and replace an existing `<out>` (once
+   * the new file is whole); without it both are refused, so finished rows are never lost unasked.
+   */
+  overwrite?: boolean;
 }
 
 /** Raised when a run was stopped by its signal; the rows it finished are kept. */
@@ -55,9 +60,22 @@ export class SimulationInterrupted extends Error {
  * for await (const row of data.stream()) console.log(row.episode.outcome?.reached);
  */
 export async function simulate(target: unknown, options: SimulateOptions = {}): Promise<Dataset> {
-  const { agent: agentChoice, simulator, userModel, fetch, onProgress, signal, ...plain } = options;
+  const {
+    agent: agentChoice,
+    simulator,
+    userModel,
+    fetch,
+    onProgress,
+    signal,
+    overwrite,
+    ...plain
+  } = options;
   const parsed = SimulateOptionsSchema.safeParse(plain);
   if (!parsed.success) throw new InputError("simulate options", issuesOf(parsed.error, plain));
+  if (overwrite !== undefined && typeof overwrite !== "boolean")
+    throw new InputError("simulate options", [
+      { path: "overwrite", message: `expected true or false, got ${JSON.stringify(overwrite)}` },
+    ]);
   const o = parsed.data;
   const roles = assignRoles({
     agent: agentChoice,
@@ -68,6 +86,15 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     ...(fetch ? { fetch } : {}),
   });
   const agent = await agentOf(target);
+  // Where the rows go is checked before any work, so a refused path costs nothing and leaves nothing.
+  if (o.out)
+    await checkDatasetOutput(o.out, {
+      what: "simulate options",
+      style: "options",
+      reads: typeof target === "string" ? [target] : [],
+      resume: o.resume === true,
+      overwrite: overwrite === true,
+    });
   const { agent: policy, writer, user } = roles;
   const plan = new Planner(agent, {
     rows: o.rows ?? DEFAULTS.rows,
@@ -92,6 +119,8 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     user_model: user.name,
   };
   const tally = new RunTally(agent, o.logprobs === true);
+  // What the sink says about rows it kept from an earlier run, once it is open.
+  let keptWarnings: readonly string[] = [];
   const meta = (complete: boolean, rows: number): DatasetMeta => ({
     version: 1,
     generator: `rehearse ${pkg.version}`,
@@ -103,7 +132,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     coverage: { pairwise: tally.pairwise() },
     quality: tally.quality.result(),
     degraded: { ...roles.degraded, ...tally.degraded() },
-    warnings: [...roles.warnings, ...tally.warnings()],
+    warnings: [...roles.warnings, ...tally.warnings(), ...keptWarnings],
     search: { budget: plan.rows, mutations: [], writer_errors: tally.writerErrors() },
   });
 
@@ -127,19 +156,26 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     return new Dataset({ rows, meta: meta(true, rows.length) });
   }
 
-  const sink = await RowSink.open(o.out, meta(false, 0), o.resume === true, (row, index) => {
+  const out = o.out;
+  const sink = await RowSink.open(out, meta(false, 0), o.resume === true, (row, index) => {
     const next = situations.next();
     const expected = next.done ? undefined : rowId(next.value.situation, next.value.rollout);
-    if (row.id !== expected) {
-      throw new InputError(`cannot resume ${o.out}.partial`, [
-        {
-          path: `row ${index + 1}`,
-          message: `holds ${row.id}, but this run plans ${expected ?? "no more rows"} there`,
-        },
-      ]);
-    }
+    const refuse = (message: string) =>
+      new InputError(`cannot resume ${out}.partial`, [{ path: `row ${index + 1}`, message }]);
+    if (row.id !== expected)
+      throw refuse(`holds ${row.id}, but this run plans ${expected ?? "no more rows"} there`);
+    // The rows name who played them: the check that stands when the partial's sidecar was lost.
+    for (const [role, name] of [
+      ["agent", runOptions.agent],
+      ["user_model", runOptions.user_model],
+    ] as const)
+      if (row.models[role] !== name)
+        throw refuse(
+          `was played by ${role} ${row.models[role]}, but this run's ${role} is ${name}`,
+        );
     tally.add(row);
   });
+  keptWarnings = sink.warnings;
   let written = sink.kept;
   try {
     await runInOrder(
@@ -164,7 +200,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   }
   const final = meta(true, written);
   await sink.finish(final);
-  return new Dataset({ path: o.out, meta: final });
+  return new Dataset({ path: out, meta: final });
 }
 
 /**

@@ -156,6 +156,7 @@ describe("simulate: files", () => {
         rows: 30,
         seed: 3,
         out,
+        overwrite: true,
         signal: controller.signal,
         onProgress: (d) => d === 3 && controller.abort(),
       }),
