@@ -1,7 +1,16 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
-import { type Grader, InputError, loadDataset, messageOf, readTextFile } from "../env/index.ts";
+import {
+  checkOutputPath,
+  datasetPaths,
+  type Grader,
+  InputError,
+  loadDataset,
+  messageOf,
+  readTextFile,
+  shownPath,
+} from "../env/index.ts";
 import { type BackendSpec, GradeCommandOptionsSchema, type GradeReport } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
 import { backend, optionsFrom } from "./options.ts";
@@ -48,26 +57,38 @@ async function grade(path: string, flags: GradeFlags, io: Io): Promise<number> {
       { path: "", message: "expected exactly one of --grader <module> or --judge <backend>" },
     ]);
   }
-  // Every input is read and checked before the first judge call, so a typo costs nothing.
-  const rubric = options.rubric?.startsWith("@")
-    ? await readTextFile(options.rubric.slice(1), "--rubric")
-    : options.rubric;
+  const out = options.out ?? path.replace(/(\.jsonl)?$/, ".graded.jsonl");
+  // Every input is read and checked before the first judge call, so a typo costs nothing; the
+  // output too, which must be none of them (a graded file written over the data it grades).
+  const rubricFile = options.rubric?.startsWith("@") ? options.rubric.slice(1) : undefined;
+  const data = datasetPaths(path.replace(/\.partial$/, ""));
+  await checkOutputPath(out, {
+    what: "grade flags",
+    field: "--out",
+    writes: [out, datasetPaths(out).meta],
+    reads: [
+      path,
+      path.endsWith(".partial") ? data.partialMeta : data.meta,
+      ...[options.labels, options.grader, rubricFile].filter((read) => read !== undefined),
+    ],
+  });
+  const rubric =
+    rubricFile !== undefined ? await readTextFile(rubricFile, "--rubric") : options.rubric;
   const grader = options.grader ? await graderFrom(options.grader) : undefined;
   const labels = options.labels ? await readJsonLines(options.labels) : undefined;
-  const data = await loadDataset(path);
-  if (labels) await data.attachLabels(labels, { kind: "human" });
-  const final = await data.grade({
+  const dataset = await loadDataset(path);
+  if (labels) await dataset.attachLabels(labels, { kind: "human" });
+  const final = await dataset.grade({
     ...(grader ? { grader } : { spec: flags.judge as BackendSpec }),
     ...(rubric ? { rubric } : {}),
     ...(options.judgeName ? { judge: options.judgeName } : {}),
     ...(options.judgeVersion ? { version: options.judgeVersion } : {}),
   });
-  const out = options.out ?? path.replace(/(\.jsonl)?$/, ".graded.jsonl");
-  await data.save(out);
+  await dataset.save(out);
   io.out(
     flags.json
       ? `${JSON.stringify({ out, ...final }, null, 2)}\n`
-      : `${printed(final)}wrote     graded rows to ${out}\n`,
+      : `${printed(final)}wrote     graded rows to ${shownPath(out)}\n`,
   );
   // Nothing graded at all is a failed run (a judge that is down, a grader that always throws).
   return final.rows > 0 && final.graded === 0 ? EXIT.failed : EXIT.ok;

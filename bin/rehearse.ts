@@ -13,7 +13,7 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { InputError } from "../env/index.ts";
+import { InputError, messageOf } from "../env/index.ts";
 import pkg from "../package.json" with { type: "json" };
 import { gradeCommand } from "./grade.ts";
 import { EXIT, type Io, processIo } from "./io.ts";
@@ -57,7 +57,9 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       io.err(`rehearse: ${error.message}\n`);
       return EXIT.invalidInput;
     }
-    io.err(`rehearse: ${(error as Error).stack ?? String(error)}\n`);
+    // A failure while running is one line for the person; the stack is for whoever debugs rehearse.
+    const debug = process.env.REHEARSE_DEBUG && error instanceof Error ? `\n${error.stack}` : "";
+    io.err(`rehearse: ${messageOf(error)}${debug}\n`);
     return EXIT.failed;
   }
 }

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { writeFileAtomic } from "../env/index.ts";
+import { checkOutputFolder, writeFileAtomic } from "../env/index.ts";
 import { jsonSchemas } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
 
@@ -28,8 +28,15 @@ export function schemasCommand(program: Command, io: Io, done: (code: number) =>
 }
 
 async function schemas(flags: { out: string; check?: boolean }, io: Io): Promise<number> {
+  const files = schemaFiles();
+  if (!flags.check)
+    await checkOutputFolder(flags.out, {
+      what: "schemas flags",
+      field: "--out",
+      name: [...files.keys()].reduce((a, b) => (b.length > a.length ? b : a)),
+    });
   const stale: string[] = [];
-  for (const [file, content] of schemaFiles()) {
+  for (const [file, content] of files) {
     const path = join(flags.out, file);
     if (flags.check) {
       const current = await readFile(path, "utf8").catch(() => null);

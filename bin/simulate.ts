@@ -1,6 +1,13 @@
 import { SingleBar } from "cli-progress";
 import type { Command } from "commander";
-import { Agent, type Dataset, SimulationInterrupted, simulate } from "../env/index.ts";
+import {
+  Agent,
+  checkDatasetOutput,
+  type Dataset,
+  SimulationInterrupted,
+  shownPath,
+  simulate,
+} from "../env/index.ts";
 import {
   type BackendSpec,
   DEFAULTS,
@@ -15,6 +22,7 @@ import { backend, flipOptions, number, optionsFrom, seed } from "./options.ts";
 interface SimulateFlags extends Record<string, unknown> {
   spec: string;
   json?: boolean;
+  overwrite?: boolean;
   agent?: BackendSpec;
   simulator?: BackendSpec;
   userModel?: BackendSpec;
@@ -66,6 +74,10 @@ export function simulateCommand(program: Command, io: Io, done: (code: number) =
     .option("--user-model <backend>", "the simulated person (same forms as --agent)", backend)
     .option("--logprobs", "record the policy's log-probabilities on every agent turn")
     .option("--resume", "continue an interrupted run from <file>.partial")
+    .option(
+      "--overwrite",
+      "discard <file>.partial and replace <file> once the new run is complete (without it, both are refused)",
+    )
     .option("--json", "print the run's summary as JSON")
     .action(async (flags: SimulateFlags) => done(await run(flags, io)));
 }
@@ -73,6 +85,15 @@ export function simulateCommand(program: Command, io: Io, done: (code: number) =
 async function run(flags: SimulateFlags, io: Io): Promise<number> {
   const options = optionsFrom(SimulateOptionsSchema, flags, "simulate");
   const agent = await Agent.load(flags.spec);
+  const overwrite = flags.overwrite === true;
+  // The SDK checks the output again, but only the CLI knows the spec's path and names the flags.
+  await checkDatasetOutput(options.out as string, {
+    what: "simulate flags",
+    style: "flags",
+    reads: [flags.spec],
+    resume: options.resume === true,
+    overwrite,
+  });
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort());
   const bar = io.terminal
@@ -88,6 +109,7 @@ async function run(flags: SimulateFlags, io: Io): Promise<number> {
   try {
     const data = await simulate(agent, {
       ...options,
+      overwrite,
       agent: flags.agent,
       simulator: flags.simulator,
       userModel: flags.userModel,
@@ -156,7 +178,7 @@ async function report(data: Dataset): Promise<string> {
       .map(([k, v]) => `${k} ${v}`)
       .join(" · ") || "none";
   return [
-    `wrote     ${s.rows} rows to ${s.path}`,
+    `wrote     ${s.rows} rows to ${shownPath(s.path ?? "")}`,
     pairwise
       ? `coverage  ${pairwise.pairs_covered} / ${pairwise.pairs_planned} pairs = ${pairwise.fraction.toFixed(3)}${pairwise.pairs_touched !== undefined ? `; touched by rows that ran their situation ${pairwise.pairs_touched} = ${(pairwise.touched_fraction ?? 0).toFixed(3)}` : ""}`
       : "coverage  unknown",

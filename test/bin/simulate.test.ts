@@ -63,6 +63,7 @@ describe("rehearse simulate", () => {
       "8",
       "--out",
       out,
+      "--overwrite",
       "--json",
     );
     expect(JSON.parse(json.stdout)).toMatchObject({
