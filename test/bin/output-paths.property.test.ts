@@ -29,7 +29,8 @@ const SHAPES: Record<string, (scene: Scene, n: number) => string> = {
   "/dev/null": () => "/dev/null",
   "under /dev/null": () => "/dev/null/x.jsonl",
   "a long name": ({ dir }, n) => join(dir, `${"n".repeat(n)}.jsonl`),
-  "a long path": ({ dir }, n) => join(dir, ...Array.from({ length: n }, () => "deep"), "x.jsonl"),
+  "a long path": ({ dir }, n) =>
+    join(dir, ...Array.from({ length: 4 * n - 60 }, () => "deep"), "x.jsonl"),
   "a NUL": ({ dir }) => join(dir, "a\0b.jsonl"),
   "a newline": ({ dir }) => join(dir, "new\nline.jsonl"),
   "a name that reads as a stack line": ({ dir }) => join(dir, "x\n    at main (y.ts:1:1)"),
