@@ -1,6 +1,13 @@
 import type { Command } from "commander";
-import { Agent, type Plan, planSituations } from "../env/index.ts";
-import { DEFAULTS, PlanOptionsSchema } from "../spec/index.ts";
+import {
+  Agent,
+  describePlan,
+  InputError,
+  MAX_LISTED_SITUATIONS,
+  type PlanSummary,
+  planSituations,
+} from "../env/index.ts";
+import { DEFAULTS, LIMITS, PlanOptionsSchema } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
 import { flipOptions, number, optionsFrom, seed } from "./options.ts";
 
@@ -29,13 +36,24 @@ export function planCommand(program: Command, io: Io, done: (code: number) => vo
 
 async function plan(flags: PlanFlags, io: Io): Promise<number> {
   const options = optionsFrom(PlanOptionsSchema, flags, "plan");
+  // --json lists every situation; the summary makes none, so it takes any run LIMITS allow.
+  if (flags.json && options.rows !== undefined && options.rows > MAX_LISTED_SITUATIONS)
+    throw new InputError("plan flags", [
+      {
+        path: "--rows",
+        message: `--json lists every planned situation: expected at most ${MAX_LISTED_SITUATIONS} rows with --json, got ${options.rows} (without --json, the summary takes up to ${LIMITS.rows})`,
+      },
+    ]);
   const agent = await Agent.load(flags.spec);
-  const planned = planSituations(agent, options);
-  io.out(flags.json ? `${JSON.stringify(planned, null, 2)}\n` : summary(agent, planned));
+  io.out(
+    flags.json
+      ? `${JSON.stringify(planSituations(agent, options), null, 2)}\n`
+      : summary(agent, describePlan(agent, options)),
+  );
   return EXIT.ok;
 }
 
-function summary(agent: Agent, plan: Plan): string {
+function summary(agent: Agent, plan: PlanSummary): string {
   const { grid, flip, coverage } = plan;
   const axes = Object.entries(plan.axes)
     .map(([axis, values]) => `${axis} ${values.length}`)
@@ -69,7 +87,7 @@ function short(text: string, most = 100): string {
  * what was set aside and why, which writes wait for a yes, and whether identity comes first.
  * Anything read wrong is fixed in the spec (a rule list with `tools`, or `tool_roles`).
  */
-function policyLines(plan: Plan): string[] {
+function policyLines(plan: PlanSummary): string[] {
   const { policy } = plan;
   const lines = [
     "",
@@ -101,7 +119,7 @@ function policyLines(plan: Plan): string[] {
 }
 
 /** Tools whose role is not an ordinary situation (utilities, hand-offs), and what told us. */
-function toolLines(plan: Plan): string[] {
+function toolLines(plan: PlanSummary): string[] {
   const special = plan.tools.filter((t) => t.role !== "normal");
   if (special.length === 0) return [];
   return [

@@ -49,9 +49,12 @@ export { checkDatasetOutput, type DatasetOutputCheck, datasetPaths } from "./jso
 export { END_MARKERS, userBrief } from "./people/brief.ts";
 export { type Persona, samplePersona } from "./people/persona.ts";
 export {
+  describePlan,
   type FlipReport,
+  MAX_LISTED_SITUATIONS,
   type Plan,
   Planner,
+  type PlanSummary,
   planSituations,
   situationId,
   type WalkSummary,

@@ -6,6 +6,7 @@ import {
   type Coverage,
   DEFAULTS,
   type ForbiddenPair,
+  LIMITS,
   type PlanOptions,
   PlanOptionsSchema,
   type Situation,
@@ -150,12 +151,55 @@ export class Planner {
       coverage: { pairwise: counter.result() },
     };
   }
+
+  /**
+   * What {@link Planner.walk} returns, without making a situation. A pass is decided by which
+   * pairs earlier passes visited none, one or several times; once a pass leaves that unchanged,
+   * every later pass plays the same way, so the full passes still to come are counted at once and
+   * ten million rows take as long as a few passes.
+   */
+  summary(): WalkSummary {
+    const counter = new PairwiseCounter(this.agent);
+    const walk = new Walk(counter, this.grid.rows, this.preferSuccess ? this.faultRate : null);
+    const size = this.grid.rows.length;
+    let made = 0;
+    let passes = 0;
+    while (made < this.rows) {
+      const before = walk.signature();
+      const steps = walk.pass();
+      const taken = steps.slice(0, this.rows - made);
+      for (const step of taken) {
+        walk.visit(step);
+        counter.visit(step.row);
+      }
+      made += taken.length;
+      passes++;
+      if (made < this.rows && walk.signature().every((v, p) => v === before[p])) {
+        const repeats = Math.floor((this.rows - made) / size);
+        for (const step of steps) walk.visit(step, repeats);
+        made += repeats * size;
+        passes += repeats;
+      }
+    }
+    return {
+      flip: walk.report(this.preferSuccess, this.faultRate),
+      passes,
+      coverage: { pairwise: counter.result() },
+    };
+  }
 }
+
+/** The most situations {@link planSituations} lists: a longer run is described by {@link describePlan} and walked by {@link Planner.walk}. */
+export const MAX_LISTED_SITUATIONS = 100_000;
+
+/** A plan without its situations: everything {@link planSituations} says about a run but the list. */
+export type PlanSummary = Omit<Plan, "cells">;
 
 /**
  * Plans the situations of a run: a pairwise covering array over the six axes, the cold-start flip
  * (most fault cells turned to `ok`, keeping one per fault kind and those that keep the most pairs),
  * and a walk of `rows` situations over it, repeated with fresh seeds when `rows` exceeds the grid.
+ * It lists every situation, so it takes at most {@link MAX_LISTED_SITUATIONS} rows.
  *
  * @example
  * const { cells, coverage } = planSituations(spec, { rows: 64, seed: 7 });
@@ -163,7 +207,13 @@ export class Planner {
  */
 export function planSituations(spec: unknown, options: PlanOptions = {}): Plan {
   const planner = new Planner(spec, options);
-  const { agent, grid } = planner;
+  if (planner.rows > MAX_LISTED_SITUATIONS)
+    throw new InputError("plan options", [
+      {
+        path: "rows",
+        message: `a plan that lists its situations takes at most ${MAX_LISTED_SITUATIONS} rows, got ${planner.rows}; describePlan summarises up to ${LIMITS.rows}, and Planner.walk makes them one at a time`,
+      },
+    ]);
   const cells: Situation[] = [];
   const walk = planner.walk();
   let next = walk.next();
@@ -171,7 +221,25 @@ export function planSituations(spec: unknown, options: PlanOptions = {}): Plan {
     cells.push(next.value);
     next = walk.next();
   }
-  const summary = next.value;
+  const { coverage, ...rest } = planOf(planner, next.value);
+  return { ...rest, cells, coverage };
+}
+
+/**
+ * What {@link planSituations} says about a run but the situations themselves: the grid, the flip,
+ * the passes and the coverage, for up to `LIMITS.rows` rows without making one situation.
+ *
+ * @example
+ * const { passes, coverage } = describePlan(spec, { rows: 1_000_000 });
+ */
+export function describePlan(spec: unknown, options: PlanOptions = {}): PlanSummary {
+  const planner = new Planner(spec, options);
+  return planOf(planner, planner.summary());
+}
+
+/** The plan's account of itself, from its planner and what a walk over it did. */
+function planOf(planner: Planner, summary: WalkSummary): PlanSummary {
+  const { agent, grid } = planner;
   const name = (axis: number, value: number) =>
     (agent.axes[AXIS_NAMES[axis] as AxisName][value] as { name: string }).name;
   return {
@@ -203,7 +271,6 @@ export function planSituations(spec: unknown, options: PlanOptions = {}): Plan {
       access,
       access_source,
     })),
-    cells,
     coverage: summary.coverage,
   };
 }
@@ -274,17 +341,25 @@ class Walk {
     });
   }
 
-  /** Counts a step as visited. */
-  visit(step: Step): void {
+  /** Counts a step as visited, `times` times over. */
+  visit(step: Step, times = 1): void {
     const condition = step.row[CONDITION] as number;
     if (condition !== this.#ok || step.flippedFrom !== undefined) {
-      this.#faultCells++;
+      this.#faultCells += times;
       if (step.flippedFrom === undefined) {
-        this.#kept++;
-        this.#kindsKept.add(condition);
+        this.#kept += times;
+        if (times > 0) this.#kindsKept.add(condition);
       }
     }
-    bump(this.#visited, this.#pairsOf(step.row), 1);
+    bump(this.#visited, this.#pairsOf(step.row), times);
+  }
+
+  /**
+   * What the next pass is decided by: for each pair, whether visited situations held it never,
+   * once or more often (the flip and the order compare visit counts only with 0 and 1).
+   */
+  signature(): Uint8Array {
+    return Uint8Array.from(this.#visited, (count) => Math.min(count, 2));
   }
 
   report(preferSuccess: boolean, faultRate: number): FlipReport {

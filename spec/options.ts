@@ -24,6 +24,23 @@ export const DEFAULTS = {
   effort: 1,
 } as const;
 
+/**
+ * The most each count option takes. Each is far past any real run; more is a typo or an attack,
+ * refused by name before any work instead of exhausting memory or time minutes later.
+ */
+export const LIMITS = {
+  /** Situations a run simulates or a plan summarises (rows stream to disk; a run holds only those in flight). */
+  rows: 10_000_000,
+  /** Episodes run at once: each holds its conversation and world in memory. */
+  concurrency: 1024,
+  /** Assistant messages before an episode is cut off: the conversation, and each model call, grows with them. */
+  maxTurns: 1000,
+  /** Conversations per situation. */
+  rollouts: 1024,
+  /** How hard the covering-array search tries: its iterations grow in proportion. */
+  effort: 100,
+} as const;
+
 /** Shows a refused value as it was given: a string quoted, anything else as written. */
 const shown = (value: unknown): string =>
   typeof value === "string" ? JSON.stringify(value) : String(value);
@@ -32,17 +49,21 @@ const shown = (value: unknown): string =>
 const refused = (expected: string) => (issue: { input?: unknown }) =>
   `${expected}, got ${shown(issue.input)}`;
 
-/** A whole number of at least `min`. */
-const whole = (min: number, expected: string) => {
-  const error = refused(expected);
-  return z.int({ error }).min(min, { error });
+/**
+ * A number from `min` to `most`: one below (or no number) is refused as `expected` says, one above
+ * (Infinity included) as `tooMany` says.
+ */
+const between = (min: number, expected: string, most: number, tooMany: string) => {
+  const low = refused(expected);
+  const high = refused(tooMany);
+  const error = (issue: { input?: unknown }) =>
+    typeof issue.input === "number" && issue.input > most ? high(issue) : low(issue);
+  return z.number({ error }).min(min, { error: low }).max(most, { error: high });
 };
 
-/** A number of at least `min`. */
-const atLeast = (min: number, expected: string) => {
-  const error = refused(expected);
-  return z.number({ error }).min(min, { error });
-};
+/** A whole number from `min` to `most`; a fraction is refused as one below is. */
+const whole = (min: number, expected: string, most: number, tooMany: string) =>
+  between(min, expected, most, tooMany).refine(Number.isInteger, { error: refused(expected) });
 
 /** A number between 0 and 1. */
 const share = () => {
@@ -70,11 +91,21 @@ const seed = () => {
  * cold-start flip. Rows default to one pass over the planned grid.
  */
 export const PlanOptionsSchema = z.object({
-  rows: whole(1, "expected at least 1 row").optional(),
+  rows: whole(
+    1,
+    "expected at least 1 row",
+    LIMITS.rows,
+    `expected at most ${LIMITS.rows} rows`,
+  ).optional(),
   seed: seed().optional(),
   faultRate: share().optional(),
   preferSuccess: yesNo().optional(),
-  effort: atLeast(0, "expected a number ≥ 0").optional(),
+  effort: between(
+    0,
+    "expected a number ≥ 0",
+    LIMITS.effort,
+    `expected an effort of at most ${LIMITS.effort}`,
+  ).optional(),
 });
 export type PlanOptions = z.infer<typeof PlanOptionsSchema>;
 
@@ -83,9 +114,24 @@ export type PlanOptions = z.infer<typeof PlanOptionsSchema>;
  * are backend specs or objects, and the callbacks.
  */
 export const SimulateOptionsSchema = PlanOptionsSchema.omit({ effort: true }).extend({
-  concurrency: whole(1, "expected at least 1 (a whole number)").optional(),
-  maxTurns: whole(1, "expected at least 1 turn (a whole number)").optional(),
-  rollouts: whole(1, "expected at least 1 rollout per situation (a whole number)").optional(),
+  concurrency: whole(
+    1,
+    "expected at least 1 (a whole number)",
+    LIMITS.concurrency,
+    `expected at most ${LIMITS.concurrency} episodes at once`,
+  ).optional(),
+  maxTurns: whole(
+    1,
+    "expected at least 1 turn (a whole number)",
+    LIMITS.maxTurns,
+    `expected at most ${LIMITS.maxTurns} turns`,
+  ).optional(),
+  rollouts: whole(
+    1,
+    "expected at least 1 rollout per situation (a whole number)",
+    LIMITS.rollouts,
+    `expected at most ${LIMITS.rollouts} rollouts per situation`,
+  ).optional(),
   slipRate: share().optional(),
   out: text("expected a file path").optional(),
   resume: yesNo().optional(),
