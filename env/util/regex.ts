@@ -102,13 +102,19 @@ function forRe2(pattern: string): string {
 }
 
 /**
- * The last stretch of `text` that a spec's pattern matches as a whole token (no word character
- * just before or after it), in linear time; null when there is none or the pattern cannot run in
- * linear time. The pattern's own anchors become those token edges: "4963" is not a four-digit PIN
- * inside "675649631".
+ * Every non-empty stretch of `text` that a spec's pattern matches as a whole token, found as
+ * `matchAll` finds them (left to right, none overlapping), in time linear in the text for each;
+ * null when the pattern cannot run in linear time. A token has no `edge` character (a class body,
+ * word characters by default) just before or after it, and the pattern's own anchors become
+ * those token edges: "4963" is not a four-digit PIN inside "675649631".
  */
-export function lastTokenMatch(pattern: string, text: string): string | null {
-  let token = TOKENS.get(pattern);
+export function tokenMatches(
+  pattern: string,
+  text: string,
+  edge = String.raw`\w`,
+): { value: string; at: number }[] | null {
+  const key = `${edge}\u0000${pattern}`;
+  let token = TOKENS.get(key);
   if (token === undefined) {
     try {
       // Refuses, as argument checks do, what RE2 cannot run.
@@ -116,24 +122,30 @@ export function lastTokenMatch(pattern: string, text: string): string | null {
       const body = RE2JS.translateRegExp(forRe2(pattern.replace(/^\^/, "").replace(/\$$/, "")));
       // RE2 runs a lookbehind without captures in linear time, but no lookahead: the trailing edge
       // is matched as a character after a capture of the token.
-      token = RE2JS.compile(`(?<![\\w])(${body})(?:[^\\w]|$)`, RE2JS.LOOKBEHINDS);
+      token = RE2JS.compile(`(?<![${edge}])(${body})(?:[^${edge}]|$)`, RE2JS.LOOKBEHINDS);
     } catch {
       token = null;
     }
     if (TOKENS.size >= 10_000) TOKENS.clear();
-    TOKENS.set(pattern, token);
+    TOKENS.set(key, token);
   }
   if (token === null) return null;
   const m = token.matcher(text);
-  let found: string | null = null;
+  const found: { value: string; at: number }[] = [];
   let from = 0;
   // Like matchAll: the next search starts where the token ended, or one on from an empty one.
   while (from <= text.length && m.find(from)) {
-    const hit = m.group(1) ?? "";
-    if (hit.trim().length > 0) found = hit;
-    from = hit === "" ? m.start(1) + 1 : m.end(1);
+    const value = m.group(1) ?? "";
+    if (value !== "") found.push({ value, at: m.start(1) });
+    from = value === "" ? m.start(1) + 1 : m.end(1);
   }
   return found;
 }
 
 const TOKENS = new Map<string, RE2JS | null>();
+
+/** The last non-blank token of `text` that a spec's pattern matches ({@link tokenMatches}), or null. */
+export function lastTokenMatch(pattern: string, text: string): string | null {
+  const found = tokenMatches(pattern, text) ?? [];
+  return found.findLast((m) => m.value.trim().length > 0)?.value ?? null;
+}

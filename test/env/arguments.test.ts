@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
 import { argumentCheck } from "../../env/arguments.ts";
 import { SpecError } from "../../env/util/errors.ts";
-import { lastTokenMatch, linearPattern } from "../../env/util/regex.ts";
+import { lastTokenMatch, linearPattern, tokenMatches } from "../../env/util/regex.ts";
 import { createWorld } from "../../env/world/index.ts";
 import { situationOf } from "../fixtures/situations.ts";
 import { SLOW_BEFORE_THE_FIX } from "../support/hostile.ts";
@@ -120,7 +120,7 @@ describe("a spec's pattern on a client's argument", () => {
 });
 
 describe("a spec's pattern read from what the person wrote", () => {
-  it("finds the last whole token that fits, as the backtracking reader did", () => {
+  it("finds the whole tokens that fit, where the backtracking reader did", () => {
     expect(lastTokenMatch(String.raw`^\d{4}$`, "my PIN is 675649631, or 4963")).toBe("4963");
     expect(lastTokenMatch(String.raw`^\d{4}$`, "my PIN is 675649631")).toBeNull();
     expect(lastTokenMatch(String.raw`^W\d{7}$`, "W1234567 and W7654321.")).toBe("W7654321");
@@ -128,21 +128,28 @@ describe("a spec's pattern read from what the person wrote", () => {
     expect(lastTokenMatch(String.raw`^\d{5}$`, "12345 67890")).toBe("67890");
     expect(lastTokenMatch(String.raw`^(\d)\1$`, "11")).toBeNull();
     // The reader it replaces, with lookaround for the token's edges: a reference on short texts.
-    const backtracking = (pattern: string, text: string) => {
+    const backtracking = (pattern: string, text: string, edge: string) => {
       const body = pattern.replace(/^\^/, "").replace(/\$$/, "");
-      const re = new RegExp(String.raw`(?<![\w])(?:${body})(?![\w])`, "gu");
-      return (
-        [...text.matchAll(re)]
-          .map((m) => m[0])
-          .filter((m) => m.trim().length > 0)
-          .at(-1) ?? null
-      );
+      const re = new RegExp(`(?<![${edge}])(?:${body})(?![${edge}])`, "gu");
+      return [...text.matchAll(re)]
+        .map((m) => ({ value: m[0], at: m.index }))
+        .filter((m) => m.value !== "");
     };
     fc.assert(
-      fc.property(fc.constantFrom(...PATTERNS), TEXTS, (pattern, text) => {
-        expect(lastTokenMatch(pattern, text)).toBe(backtracking(pattern, text));
-      }),
-      { seed: 12, numRuns: 600 },
+      fc.property(
+        fc.constantFrom(...PATTERNS),
+        TEXTS,
+        fc.constantFrom(String.raw`\w`, String.raw`\w-`),
+        (pattern, text, edge) => {
+          const expected = backtracking(pattern, text, edge);
+          expect(tokenMatches(pattern, text, edge)).toEqual(expected);
+          if (edge === String.raw`\w`)
+            expect(lastTokenMatch(pattern, text)).toBe(
+              expected.findLast((m) => m.value.trim().length > 0)?.value ?? null,
+            );
+        },
+      ),
+      { seed: 12, numRuns: 800 },
     );
   });
 
