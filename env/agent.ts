@@ -15,8 +15,9 @@ import {
 import { argumentCheck } from "./arguments.ts";
 import { type Axes, buildAxes } from "./axes.ts";
 import { type PolicyReading, readPolicy } from "./policy/index.ts";
-import { normaliseTool } from "./tools.ts";
-import { type InputIssue, issuesOf, SpecError } from "./util/errors.ts";
+import { depthProblems, refCycle, schemaFindings } from "./schema-checks.ts";
+import { normaliseTool, parametersPath } from "./tools.ts";
+import { type InputIssue, issuesOf, messageOf, SpecError } from "./util/errors.ts";
 import { readJsonFile } from "./util/files.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
 
@@ -39,8 +40,16 @@ export class Agent {
   readonly world: WorldDials;
   /** SHA-256 of the normalised spec: what situation ids are derived from. */
   readonly hash: string;
-  /** The spec as given (validated), to write beside the data it produced. */
+  /**
+   * The spec exactly as given (a copy, validated): every key as written, `x-` keys and parameters
+   * named `__proto__` included, to write beside the data it produced.
+   */
   readonly spec: AgentSpec;
+  /**
+   * What the spec asks that some calls can never meet, each as `path: why` (an enum value its own
+   * schema refuses, an output field no value fits): the run goes on, and its warnings carry these.
+   */
+  readonly warnings: readonly string[];
 
   private constructor(
     spec: AgentSpec,
@@ -48,8 +57,10 @@ export class Agent {
     policy: PolicyReading,
     axes: Axes,
     forbidden: ForbiddenPair[],
+    warnings: string[],
   ) {
     this.spec = spec;
+    this.warnings = warnings;
     this.name = spec.name;
     this.system_prompt = spec.system_prompt;
     this.tools = tools;
@@ -76,15 +87,32 @@ export class Agent {
    */
   static from(input: unknown, source = "agent spec"): Agent {
     if (input instanceof Agent) return input;
+    // How deep the spec nests is checked first and without recursion: every later walk relies on it.
+    const deep = depthProblems(input);
     const shape = AgentSpecSchema.safeParse(input);
-    const issues: InputIssue[] = shape.success
-      ? []
-      : issuesOf(shape.error, input, chooseToolFormat);
-    const { spec, toolAt, ruleAt } = validParts(input);
+    const issues: InputIssue[] = [
+      ...deep,
+      ...(shape.success ? [] : issuesOf(shape.error, input, chooseToolFormat)),
+    ];
+    const tooDeep = new Set(
+      deep.flatMap((d) => {
+        const at = /^tools\[(\d+)\]/.exec(d.path);
+        return at ? [Number(at[1])] : [];
+      }),
+    );
+    const whole = shape.success && deep.length === 0 ? asWritten(input, issues) : null;
+    const { spec, toolAt, ruleAt } = whole ?? validParts(input, tooDeep);
     const tools = withRoles(spec.tools, spec.tool_roles ?? {}, issues);
+    const warnings: InputIssue[] = [];
     spec.tools.forEach((raw, n) => {
       const tool = tools[n] as ToolDefinition;
-      issues.push(...schemaProblems(tool, `tools[${toolAt[n]}].${schemaPath(raw)}`));
+      const at = `tools[${toolAt[n]}]`;
+      issues.push(...schemaProblems(tool, `${at}.${parametersPath(raw)}`, warnings));
+      // The world makes records to the output schema, but nothing refuses a call for it: a warning.
+      if (tool.output_schema) {
+        const found = schemaFindings(tool.output_schema, `${at}.outputSchema`);
+        warnings.push(...found.problems, ...found.warnings);
+      }
     });
     duplicates(
       tools.map((t) => t.name),
@@ -96,14 +124,20 @@ export class Agent {
     );
     const policy = readPolicy(spec.policy, tools, spec.system_prompt);
     const rules = policy.rules;
-    const rulePath = (n: number) => `policy[${ruleAt[n] ?? n}]`;
+    // A markdown policy is one string: its rules have no path of their own, the policy does.
+    const rulePath = (n: number) =>
+      typeof spec.policy === "string" ? "policy" : `policy[${ruleAt[n] ?? n}]`;
     duplicates(
       rules.map((r) => r.id),
       (id, n, first) =>
-        issues.push({
-          path: `${rulePath(n)}.id`,
-          message: `duplicate rule id "${id}" (also ${rulePath(first)})`,
-        }),
+        issues.push(
+          typeof spec.policy === "string"
+            ? { path: "policy", message: `two rules read from it share the id "${id}"` }
+            : {
+                path: `${rulePath(n)}.id`,
+                message: `duplicate rule id "${id}" (also ${rulePath(first)})`,
+              },
+        ),
     );
     const byName = new Map(tools.map((t) => [t.name, t]));
     rules.forEach((rule, n) => {
@@ -130,7 +164,14 @@ export class Agent {
     const built = buildAxes(situationTools, [...rules], spec.axes);
     issues.push(...built.issues);
     if (issues.length > 0) throw new SpecError(source, issues);
-    return new Agent(spec, tools, policy, built.axes, built.forbidden);
+    return new Agent(
+      spec,
+      tools,
+      policy,
+      built.axes,
+      built.forbidden,
+      warnings.map((w) => `${w.path}: ${w.message}`),
+    );
   }
 
   /** Reads and validates a JSON agent spec file; problems name the file. */
@@ -147,22 +188,32 @@ interface Parts {
 }
 
 /**
- * The parts of a spec that are valid on their own, so the checks across fields report their
- * problems beside the problems of shape: every problem is reported at once.
+ * A valid spec exactly as written: a JSON copy of the input, so that what the engine reads is what
+ * the sidecar stores, with keys zod would drop (`x-` keys, a parameter named `__proto__`) kept.
+ * Null, with the problem noted, for a value JSON cannot hold (a BigInt in an example).
  */
-function validParts(input: unknown): Parts {
-  const parsed = AgentSpecSchema.safeParse(input);
-  if (parsed.success) {
-    const rules = Array.isArray(parsed.data.policy) ? parsed.data.policy : [];
-    return {
-      spec: parsed.data,
-      toolAt: parsed.data.tools.map((_, n) => n),
-      ruleAt: rules.map((_, n) => n),
-    };
+function asWritten(input: unknown, issues: InputIssue[]): Parts | null {
+  let spec: AgentSpec;
+  try {
+    spec = JSON.parse(JSON.stringify(input)) as AgentSpec;
+  } catch (error) {
+    issues.push({ path: "", message: `holds a value JSON cannot write: ${messageOf(error)}` });
+    return null;
   }
+  const rules = Array.isArray(spec.policy) ? spec.policy : [];
+  return { spec, toolAt: spec.tools.map((_, n) => n), ruleAt: rules.map((_, n) => n) };
+}
+
+/**
+ * The parts of an invalid spec that are valid on their own, so the checks across fields report
+ * their problems beside the problems of shape: every problem is reported at once. Tools nested
+ * too deep are left out, so that no check walks them.
+ */
+function validParts(input: unknown, tooDeep: ReadonlySet<number>): Parts {
   const raw = (input !== null && typeof input === "object" ? input : {}) as Record<string, unknown>;
   const toolAt: number[] = [];
   const tools = (Array.isArray(raw.tools) ? raw.tools : []).flatMap((t, n) => {
+    if (tooDeep.has(n)) return [];
     const tool = ToolSchema.safeParse(t);
     if (!tool.success) return [];
     toolAt.push(n);
@@ -179,7 +230,8 @@ function validParts(input: unknown): Parts {
           return [rule.data];
         });
   const axes = AxesOverrideSchema.safeParse(raw.axes ?? {});
-  const roles: Record<string, ToolRole> = {};
+  // Keys are tool names, which may be `__proto__` or `constructor`: no prototype to collide with.
+  const roles: Record<string, ToolRole> = Object.create(null);
   if (raw.tool_roles !== null && typeof raw.tool_roles === "object")
     for (const [name, role] of Object.entries(raw.tool_roles)) {
       const parsedRole = ToolRoleSchema.safeParse(role);
@@ -220,20 +272,25 @@ function withRoles(
   );
 }
 
-/** Where a tool's parameter schema sits in the format it was written in. */
-function schemaPath(input: ToolInput): string {
-  if ("function" in input) return "function.parameters";
-  return "inputSchema" in input ? "inputSchema" : "parameters";
-}
-
-/** A parameter schema that does not compile, or requires what it does not declare, is refused now, not mid-run. */
-function schemaProblems(tool: ToolDefinition, path: string): InputIssue[] {
+/**
+ * A parameter schema that does not compile, loops through its references, requires what it does
+ * not declare or asks what no value can give is refused now, not mid-run; enum values it can never
+ * take are warned of.
+ */
+function schemaProblems(tool: ToolDefinition, path: string, warnings: InputIssue[]): InputIssue[] {
+  const cycle = refCycle(tool.parameters, path);
+  // ajv would follow the cycle until the stack overflows: nothing more is read from this schema.
+  if (cycle) return [cycle];
   const problems: InputIssue[] = [];
   try {
     argumentCheck(tool.parameters);
   } catch (error) {
-    problems.push({ path, message: `not a valid JSON Schema: ${(error as Error).message}` });
+    problems.push({ path, message: `not a valid JSON Schema: ${messageOf(error)}` });
+    return problems;
   }
+  const found = schemaFindings(tool.parameters, path);
+  problems.push(...found.problems);
+  warnings.push(...found.warnings);
   const declared = Object.keys(tool.parameters.properties ?? {});
   (tool.parameters.required ?? []).forEach((name, m) => {
     if (!declared.includes(name)) {

@@ -132,7 +132,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     coverage: { pairwise: tally.pairwise() },
     quality: tally.quality.result(),
     degraded: { ...roles.degraded, ...tally.degraded() },
-    warnings: [...roles.warnings, ...tally.warnings(), ...keptWarnings],
+    warnings: [...agent.warnings, ...roles.warnings, ...tally.warnings(), ...keptWarnings],
     search: { budget: plan.rows, mutations: [], writer_errors: tally.writerErrors() },
   });
 

@@ -165,6 +165,12 @@ export function isVerb(word: string): boolean {
   return READ_VERBS.has(word) || WRITE_VERBS.has(word);
 }
 
+/** Where a tool's parameter schema sits in the format it was written in: `function.parameters`, `inputSchema` or `parameters`. */
+export function parametersPath(input: ToolInput): string {
+  if ("function" in input) return "function.parameters";
+  return "inputSchema" in input ? "inputSchema" : "parameters";
+}
+
 /** Normalises a tool from any accepted format to one shape, classifying it as read or write. */
 export function normaliseTool(input: ToolInput): ToolDefinition {
   if ("function" in input) {

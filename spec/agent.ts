@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { AxesOverrideSchema } from "./axes.ts";
+import { specObject } from "./strict.ts";
 
 const toolName = z
   .string()
@@ -14,9 +15,9 @@ export const JsonSchemaObjectSchema = z.looseObject({
 export type JsonSchemaObject = z.infer<typeof JsonSchemaObjectSchema>;
 
 /** A tool in OpenAI's Chat Completions function format. */
-export const OpenAIToolSchema = z.object({
+export const OpenAIToolSchema = specObject({
   type: z.literal("function"),
-  function: z.object({
+  function: specObject({
     name: toolName,
     description: z.string().optional(),
     parameters: JsonSchemaObjectSchema.optional(),
@@ -25,7 +26,7 @@ export const OpenAIToolSchema = z.object({
 });
 
 /** A tool in OpenAI's Responses API format: the function's fields at the top level. */
-export const OpenAIResponsesToolSchema = z.object({
+export const OpenAIResponsesToolSchema = specObject({
   type: z.literal("function"),
   name: toolName,
   description: z.string().nullable().optional(),
@@ -33,8 +34,8 @@ export const OpenAIResponsesToolSchema = z.object({
   strict: z.boolean().nullable().optional(),
 });
 
-/** MCP tool annotations (behaviour hints from the server). */
-export const McpAnnotationsSchema = z.looseObject({
+/** MCP tool annotations (behaviour hints from the server); a misspelt hint would misclass the tool, so it is refused. */
+export const McpAnnotationsSchema = specObject({
   title: z.string().optional(),
   readOnlyHint: z.boolean().optional(),
   destructiveHint: z.boolean().optional(),
@@ -42,14 +43,17 @@ export const McpAnnotationsSchema = z.looseObject({
   openWorldHint: z.boolean().optional(),
 });
 
-/** A tool as an MCP server lists it in `tools/list`. */
-export const McpToolSchema = z.object({
+/** A tool as an MCP server lists it in `tools/list` (`icons`, `execution` and `_meta` are kept, not read). */
+export const McpToolSchema = specObject({
   name: toolName,
   title: z.string().optional(),
   description: z.string().optional(),
   inputSchema: JsonSchemaObjectSchema,
   outputSchema: JsonSchemaObjectSchema.optional(),
   annotations: McpAnnotationsSchema.optional(),
+  icons: z.array(z.unknown()).optional(),
+  execution: z.record(z.string(), z.unknown()).optional(),
+  _meta: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** Any accepted tool format; all are normalised to {@link ToolDefinitionSchema}. */
@@ -65,7 +69,7 @@ export const RuleIdSchema = z
   );
 
 /** One policy rule; `tools` limits the situations it is tested in to those tools. */
-export const RuleSchema = z.object({
+export const RuleSchema = specObject({
   id: RuleIdSchema,
   text: z.string().min(1, "expected the rule's text"),
   tools: z.array(toolName).min(1).optional(),
@@ -80,7 +84,7 @@ export const PolicySchema = z.union([z.array(RuleSchema), z.string()], {
 });
 
 /** World dials: how often faults stay in the grid, and the default seed. */
-export const WorldDialsSchema = z.object({
+export const WorldDialsSchema = specObject({
   fault_rate: z.number().min(0).max(1).optional(),
   prefer_success: z.boolean().optional(),
   seed: z.int().min(0).optional(),
@@ -96,7 +100,7 @@ export const ToolRoleSchema = z.enum(["normal", "utility", "handoff"]);
 export type ToolRole = z.infer<typeof ToolRoleSchema>;
 
 /** The agent spec a user writes: who the agent is, its tools, its policy, and optional axis overrides. */
-export const AgentSpecSchema = z.object({
+export const AgentSpecSchema = specObject({
   name: z.string().min(1, "expected the agent's name"),
   system_prompt: z.string().min(1, "expected the agent's system prompt"),
   tools: z.array(ToolSchema).min(1, "expected at least one tool"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { specObject } from "./strict.ts";
 
 /** The six axes of a situation, in grid column order. */
 export const AXIS_NAMES = ["tool", "rule", "stance", "world", "condition", "history"] as const;
@@ -57,25 +58,30 @@ const axisValueName = z
   );
 
 /** A named axis value with a prose description used by writers and people. */
-export const NamedValueSchema = z.object({
+export const NamedValueSchema = specObject({
   name: axisValueName,
   description: z.string().min(1, "expected a short description of this value"),
 });
 export type NamedValue = z.infer<typeof NamedValueSchema>;
 
 /** Forbidden pair: two axes named with one value each, e.g. `{tool: "get_balance", condition: "permission_denied"}`. */
-export const ForbiddenPairSchema = z
-  .partialRecord(AxisNameSchema, z.string().min(1))
-  .refine((pair) => Object.keys(pair).length === 2, {
-    message: "expected exactly two axes, e.g. {tool: ..., condition: ...}",
-  });
+export const ForbiddenPairSchema = specObject({
+  tool: z.string().min(1).optional(),
+  rule: z.string().min(1).optional(),
+  stance: z.string().min(1).optional(),
+  world: z.string().min(1).optional(),
+  condition: z.string().min(1).optional(),
+  history: z.string().min(1).optional(),
+} satisfies Record<AxisName, z.ZodType>).refine((pair) => Object.keys(pair).length === 2, {
+  message: "expected exactly two axes, e.g. {tool: ..., condition: ...}",
+});
 export type ForbiddenPair = z.infer<typeof ForbiddenPairSchema>;
 
 const valueName = (v: string | NamedValue) => (typeof v === "string" ? v : v.name);
 const unique = (names: string[]) => new Set(names).size === names.length;
 
 /** Per-spec replacements for the four default axes, and forbidden pairs. */
-export const AxesOverrideSchema = z.object({
+export const AxesOverrideSchema = specObject({
   stances: z
     .array(z.union([axisValueName, NamedValueSchema]))
     .min(1)
