@@ -56,8 +56,9 @@ export function argumentCheck(schema: JsonSchemaObject): ArgumentCheck {
       : declared.includes("2019-09")
         ? validators.draft2019
         : validators.draft7;
+    forgetIds(ajv, schema);
     try {
-      validate = ajv.compile(schema);
+      validate = ajv.compile(hasProtoName(schema) ? aliasProto(schema) : schema);
     } catch (error) {
       if (!(error instanceof PatternError)) throw error;
       throw new PatternError(
@@ -69,7 +70,118 @@ export function argumentCheck(schema: JsonSchemaObject): ArgumentCheck {
     compiled.set(schema, validate);
   }
   const check = validate;
-  return (args) => (check(args) ? [] : (check.errors ?? []).map(describe));
+  return (args) =>
+    check(forAjv(args))
+      ? []
+      : (check.errors ?? []).map((e) => describe(e).replaceAll(ALIAS, PROTO));
+}
+
+const PROTO = "__proto__";
+/**
+ * What `__proto__` is called while ajv checks it: ajv leaves a property of that name out of
+ * `properties` (so its schema is never applied and `additionalProperties: false` refuses it), but a
+ * spec may name a parameter so. Messages name it back.
+ */
+const ALIAS = "\u0000__proto__";
+
+/** Every object and array of a JSON value, met without recursion. */
+function* containers(value: unknown): Generator<object> {
+  const stack = [value];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next === null || typeof next !== "object") continue;
+    yield next;
+    stack.push(...(Array.isArray(next) ? next : Object.values(next)));
+  }
+}
+
+function hasProtoName(schema: object): boolean {
+  for (const node of containers(schema)) if (Object.hasOwn(node, PROTO)) return true;
+  return false;
+}
+
+/**
+ * A copy of a schema with the property `__proto__` renamed to {@link ALIAS} wherever it is named:
+ * `properties`, `required`, `dependentRequired`, `dependencies` and references through them.
+ */
+function aliasProto(schema: object): object {
+  const rename = (name: unknown) => (name === PROTO ? ALIAS : name);
+  const naming = new Set(["properties", "dependentRequired", "dependencies"]);
+  return copyJson(schema, (key, value, parent) => {
+    const named = naming.has(String(parent)) ? (rename(key) as string) : key;
+    if (Array.isArray(value) && (key === "required" || naming.has(String(parent))))
+      return [named, value.map(rename)];
+    if (key === "$ref" && typeof value === "string")
+      return [named, value.replace(/\/properties\/__proto__(?=\/|$)/g, `/properties/${ALIAS}`)];
+    return [named, value];
+  });
+}
+
+/**
+ * A JSON value (a call's arguments, a snapshot) with every object rebuilt without a prototype, so
+ * that names a spec gives (`__proto__`, `constructor`, `hasOwnProperty`) are read as its own keys
+ * and never as Object's: a missing `constructor` argument is missing. Walked without recursion.
+ */
+export function bareJson<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  return copyJson(value, (key, member) => [key, member], true) as T;
+}
+
+/**
+ * Arguments as ajv should see them: objects without a prototype, so a missing `constructor` or
+ * `hasOwnProperty` is missing rather than Object's own, and `__proto__` renamed to {@link ALIAS}.
+ */
+function forAjv(args: unknown): unknown {
+  if (args === null || typeof args !== "object") return args;
+  return copyJson(args, (key, value) => [key === PROTO ? ALIAS : key, value], true);
+}
+
+/**
+ * A deep copy of a JSON value, walked without recursion, each member passed through `member`
+ * (given its key, its value and the key of the object holding it). Keys are defined, never
+ * assigned, so `__proto__` stays a key; `bare` objects get no prototype.
+ */
+function copyJson(
+  value: object,
+  member: (key: string, value: unknown, parent: string | number | null) => [string, unknown],
+  bare = false,
+): object {
+  const copyOf = (node: object): object =>
+    Array.isArray(node) ? [] : bare ? Object.create(null) : {};
+  const root = copyOf(value);
+  const stack: { from: object; to: object; key: string | number | null }[] = [
+    { from: value, to: root, key: null },
+  ];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { from, to, key: parent } = next;
+    const entries: [string | number, unknown][] = Array.isArray(from)
+      ? from.map((v, i) => [i, v])
+      : Object.entries(from);
+    for (const [rawKey, rawValue] of entries) {
+      const [key, value] =
+        typeof rawKey === "number" ? [rawKey, rawValue] : member(rawKey, rawValue, parent);
+      const child = value !== null && typeof value === "object" ? copyOf(value) : value;
+      Object.defineProperty(to, key, {
+        value: child,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      if (child !== value) stack.push({ from: value as object, to: child as object, key: rawKey });
+    }
+  }
+  return root;
+}
+
+/**
+ * Drops the schemas a tool schema's `$id`s name from ajv's registry before it is compiled: the same
+ * spec read twice (a server, a test, a resumed run) brings the same `$id`s again, and ajv refuses
+ * an id it already holds. What was compiled from them stays compiled.
+ */
+function forgetIds(ajv: Ajv, schema: object): void {
+  for (const node of containers(schema)) {
+    const id = (node as { $id?: unknown }).$id;
+    if (typeof id === "string" && !id.startsWith("#")) ajv.removeSchema(id.replace(/#$/, ""));
+  }
 }
 
 /**

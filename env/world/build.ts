@@ -11,7 +11,7 @@ import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { meets } from "./statuses.ts";
-import { Store } from "./store.ts";
+import { newRecord, Store } from "./store.ts";
 import {
   datesInOrder,
   money,
@@ -169,7 +169,7 @@ class RecordMaker {
 
   /** A record of an entity with a fresh id, its links, generated fields and a usable status. */
   make(entity: EntityModel, identity: Identity | undefined, links: WorldRecord): WorldRecord {
-    const record: WorldRecord = { [entity.idField]: this.freshId(entity), ...links };
+    const record = newRecord({ [entity.idField]: this.freshId(entity), ...links });
     const childField = this.#childField(entity);
     const ctx = {
       rng: this.rng,
@@ -260,8 +260,11 @@ class Subject {
   readonly entity: EntityModel;
   record: WorldRecord | null;
   readonly #ids = new Map<string, string>();
-  readonly #claims: Record<string, unknown> = {};
-  readonly #candidates: Record<string, string[]> = {};
+  // Keyed by fields and parameters, which a spec may name `__proto__` or `constructor`.
+  readonly #claims: Record<string, unknown> = Object.create(null);
+  readonly #candidates: Record<string, string[]> = Object.create(null);
+  /** The email the person gives when the world does not know them (record_missing of a person). */
+  #email: string | null = null;
   #exists = true;
 
   constructor(
@@ -360,7 +363,7 @@ class Subject {
   /** The details the person holds, for the people who will play them. */
   details(): PersonDetails {
     const identity = this.#stranger ?? this.#identity;
-    const details: Record<string, string> = {};
+    const details: Record<string, string> = Object.create(null);
     for (const key of IDENTITY_DETAILS) details[key] = identity[key];
     // Details the person's record is looked up by that are not identity (a membership number) are theirs too.
     const own = this.#stranger
@@ -390,9 +393,9 @@ class Subject {
       }
     return {
       name: identity.name,
-      email: this.#ids.get("__email") ?? identity.email,
+      email: this.#email ?? identity.email,
       phone: identity.phone,
-      ids: Object.fromEntries([...this.#ids].filter(([param]) => param !== "__email")),
+      ids: Object.assign(Object.create(null), Object.fromEntries(this.#ids)),
       about: this.#about(),
       claims: this.#claims,
       candidates: this.#candidates,
@@ -402,7 +405,7 @@ class Subject {
 
   state(world: WorldKind, shaped: Record<string, unknown>): WorldState {
     const heldId = this.#heldSubjectId();
-    const records: Record<string, number> = {};
+    const records: Record<string, number> = Object.create(null);
     for (const entity of this.#model.entities.values())
       records[entity.collection] = this.#store.count(entity.name);
     const live =
@@ -511,7 +514,7 @@ class Subject {
         : stranger.email;
       for (const [param, value] of this.#ids)
         if (value === this.#identity.email) this.#ids.set(param, email);
-      this.#ids.set("__email", email);
+      this.#email = email;
       const id = this.#maker.freshId(this.entity);
       for (const [param, value] of this.#ids)
         if (value === this.#personId) this.#ids.set(param, id);
@@ -525,7 +528,10 @@ class Subject {
 
   /** A copy of a record, and of the records that belong to it, under new ids: same owner, same details. */
   #twin(entity: EntityModel, record: WorldRecord): WorldRecord {
-    const twin = { ...structuredClone(record), [entity.idField]: this.#maker.freshId(entity) };
+    const twin = newRecord({
+      ...structuredClone(record),
+      [entity.idField]: this.#maker.freshId(entity),
+    });
     this.#maker.add(entity, twin);
     for (const child of this.#model.entities.values()) {
       if (child.parent?.entity !== entity.name) continue;

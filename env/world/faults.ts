@@ -79,7 +79,8 @@ export function spoil(
     return json.slice(0, Math.max(1, Math.floor(json.length * (0.4 + rng.next() * 0.3))));
   const value = JSON.parse(json) as Record<string, unknown>;
   const missing: string[] = [];
-  const out: Record<string, unknown> = {};
+  // No prototype: an answer's field named `__proto__` is kept or dropped like any other.
+  const out: Record<string, unknown> = Object.create(null);
   for (const [key, v] of Object.entries(value)) {
     if (Array.isArray(v) && v.length > 1) {
       out[key] = v.slice(0, Math.ceil(v.length / 2));

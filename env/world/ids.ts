@@ -1,5 +1,5 @@
-import type { Rng } from "../rng.ts";
-import { SpecError } from "../util/errors.ts";
+import { Rng } from "../rng.ts";
+import { type InputIssue, SpecError } from "../util/errors.ts";
 import { regexLiteral } from "../util/regex.ts";
 import { fromPattern } from "./pattern.ts";
 import { digits, uuid } from "./values.ts";
@@ -11,6 +11,17 @@ export interface IdParameter {
   type?: string | string[];
   format?: string;
   enum?: unknown[];
+  const?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  /** The parameter's own check of a value (its whole schema), when the id must pass it. */
+  check?: (value: unknown) => string[];
+  /** Where the parameter is in the spec (`tools[0].function.parameters.properties.order_id`). */
+  at?: string;
 }
 
 /** An identifier found in text, and the index it starts at. */
@@ -27,13 +38,18 @@ export interface IdFormat {
   /** The same identifiers with where each starts, so callers need not search for them again. */
   locate(text: string): IdMatch[];
   /** Where the shape came from. */
-  source: "example" | "pattern" | "integer" | "uuid" | "enum" | "default";
+  source: "example" | "pattern" | "integer" | "uuid" | "enum" | "format" | "default";
   /** The whole set of ids when the schema lists them (`plan_code` with an enum): the records are those, and no more. */
   values?: readonly string[];
   /** For a closed set: an id outside it, for what does not exist (a plan the person misremembers). */
   outside?: (rng: Rng) => string;
   /** Whether the parameters take the id as a number (`type: integer`), not a string. */
   numeric: boolean;
+  /**
+   * Why no shape the world knows makes ids every parameter accepts, when none does: an id this
+   * shape made, and what a parameter said of it. Absent when the ids fit.
+   */
+  unfit?: string;
 }
 
 /** An example in a description: "such as W2378156", "e.g. '#W0000000'", "e.g. ACC 4410 2231". */
@@ -42,18 +58,94 @@ const EXAMPLE =
 /** Fewest digits an identifier gets, so that a world has room for thousands of distinct ones. */
 const MIN_DIGITS = 4;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
+/** Ids a shape makes to be checked against the parameters before it is chosen. */
+const SAMPLES = 8;
 
 /**
- * The id shape of an entity, from the parameters that name its records: a UUID or an integer when
- * the schema says so; else the example in a description ("such as W2378156": letters kept, digits
- * drawn, short digit runs widened); else the schema's pattern; else `ORD-482913`. Whatever the
- * source, an id must pass every parameter's pattern, or the world would refuse ids it made.
+ * The id shape of an entity, from the parameters that name its records: a closed set when the
+ * schema lists the ids (`enum`, `const`: those values, and no more); a UUID, an integer (within
+ * the schema's bounds), an email or another format when the schema says so; else the example in a
+ * description ("such as W2378156": letters kept, digits drawn, short digit runs widened); else the
+ * schema's pattern; else `ORD-482913`, sized to the schema's lengths. Whatever the source, the ids
+ * must pass every parameter's own schema, or the world would refuse ids it made: the first shape
+ * whose ids all pass is chosen, and when none does, the last is kept with why in `unfit`.
  */
 export function idFormat(
   entity: string,
   params: IdParameter[],
   prefix = defaultPrefix(entity),
 ): IdFormat {
+  const refusal = (id: string, numeric: boolean): string | null => {
+    const value = numeric ? Number(id) : id;
+    for (const param of params) {
+      const problems = param.check?.(value) ?? [];
+      if (problems.length > 0) return `${JSON.stringify(value)}: ${problems.join(", ")}`;
+    }
+    return null;
+  };
+  const rng = new Rng("id shape", entity);
+  let last: IdFormat | null = null;
+  let why = "";
+  for (const shape of shapes(params, prefix)) {
+    const format = shape.values
+      ? withValues(
+          shape,
+          shape.values.filter((v) => !refusal(v, shape.numeric)),
+        )
+      : shape;
+    if (format.values?.length === 0) {
+      why = refusal(shape.values?.[0] ?? "", shape.numeric) ?? why;
+      continue;
+    }
+    last = format;
+    const refused = format.values
+      ? null
+      : Array.from({ length: SAMPLES }, () => refusal(format.make(rng), format.numeric)).find(
+          (r) => r !== null,
+        );
+    if (!refused) return format;
+    why = refused;
+  }
+  return { ...(last ?? defaultShape(prefix, params)), unfit: why };
+}
+
+/**
+ * The parameters of an entity whose ids cannot be made: each one that refuses an id of the shape
+ * kept, with the id and why, as problems of the spec.
+ */
+export function unfitParameters(
+  entity: string,
+  format: IdFormat,
+  params: readonly IdParameter[],
+): InputIssue[] {
+  const rng = new Rng("id check", entity);
+  const made = format.values ?? Array.from({ length: SAMPLES }, () => format.make(rng));
+  const out: InputIssue[] = [];
+  for (const param of params) {
+    if (!param.check || param.at === undefined) continue;
+    const check = param.check;
+    const refused = made
+      .map((id) => (format.numeric ? Number(id) : id))
+      .map((value) => ({ value, problems: check(value) }))
+      .find((r) => r.problems.length > 0);
+    if (refused)
+      out.push({
+        path: param.at,
+        message: `names ${entity} records, but no id the world can make passes its schema (${JSON.stringify(refused.value)}: ${refused.problems.join(", ")}); the world makes ids from an enum or const, a pattern, an example in the description ("such as ORD-1234"), a number type or the formats ${Object.keys(FORMATS).join(", ")} and uuid: give every parameter that names ${entity} records one of these, the same for all`,
+      });
+  }
+  return out;
+}
+
+/** A closed set of ids narrowed to the values every parameter accepts. */
+function withValues(shape: IdFormat, values: string[]): IdFormat {
+  if (values.length === shape.values?.length || !shape.outside) return shape;
+  return closedSet(values, shape.numeric, shape.outside);
+}
+
+/** The shapes an entity's ids could take, in the order they are tried. */
+function* shapes(params: IdParameter[], prefix: string): Generator<IdFormat> {
   const patterns = params.flatMap((p) => (p.pattern ? [p.pattern] : []));
   const checks = patterns.flatMap((p) => {
     try {
@@ -64,48 +156,47 @@ export function idFormat(
   });
   const fits = (id: string) => checks.every((re) => re.test(id));
   const types = params.flatMap((p) => (Array.isArray(p.type) ? p.type : p.type ? [p.type] : []));
-  const listed = params.find((p) => Array.isArray(p.enum) && p.enum.length > 0)?.enum;
+  const numeric = types.includes("integer") || types.includes("number");
+  const fixed = params.find((p) => p.const !== undefined);
+  const listed = fixed
+    ? [fixed.const]
+    : params.find((p) => Array.isArray(p.enum) && p.enum.length > 0)?.enum;
   if (listed) {
-    const values = [...new Set(listed.map(String))];
-    const pattern = new RegExp(
-      `(?<![\\w#])(?:${values
-        .map(regexLiteral)
-        .sort((a, b) => b.length - a.length)
-        .join("|")})(?![\\w])`,
-      "g",
+    const scalars = listed.filter((v) => typeof v === "string" || typeof v === "number");
+    const allNumbers = scalars.length > 0 && scalars.every((v) => typeof v === "number");
+    yield closedSet(
+      [...new Set(scalars.map(String))],
+      allNumbers,
+      allNumbers ? (rng) => `9${digits(rng, 7)}` : (rng) => `${prefix}_${digits(rng, 4)}`,
     );
-    return withFind({
-      source: "enum",
-      numeric: false,
-      values,
-      make: (rng) => values[rng.int(values.length)] as string,
-      outside: (rng) => `${prefix}_${digits(rng, 4)}`,
-      locate: (text) => [...text.matchAll(pattern)].map((m) => ({ value: m[0], at: m.index })),
-    });
   }
   if (params.some((p) => p.format === "uuid")) {
-    return withFind({
+    yield withFind({
       source: "uuid",
       numeric: false,
       make: uuid,
       locate: (text) => [...text.matchAll(UUID)].map((m) => ({ value: m[0], at: m.index })),
     });
   }
-  if (types.includes("integer") || types.includes("number")) {
-    return withFind({
+  if (numeric) {
+    yield withFind({
       source: "integer",
       numeric: true,
       make: (rng) => `${1 + rng.int(9)}${digits(rng, 5)}`,
       locate: finder(/\b\d{6}\b/g),
     });
+    const bounded = numberRange(params);
+    if (bounded) yield bounded;
   }
+  const format = params.find((p) => p.format && FORMATS[p.format])?.format;
+  if (format) yield formatShape(format, prefix);
   for (const param of params) {
     const example = EXAMPLE.exec(param.description ?? "")?.[1];
     if (!example || !/\d/.test(example)) continue;
     const widened = widen(example);
     if (!fits(widened)) continue;
     const shape = regexLiteral(widened).replace(/\d+/g, (run) => `\\d{${run.length}}`);
-    return withFind({
+    yield withFind({
       source: "example",
       numeric: false,
       make: (rng) => widened.replace(/\d/g, () => digits(rng, 1)),
@@ -120,18 +211,112 @@ export function idFormat(
       `(?<![\\w-])(?:${pattern.replace(/^\^/, "").replace(/\$$/, "")})(?![\\w-])`,
       "gu",
     );
-    return withFind({
+    yield withFind({
       source: "pattern",
       numeric: false,
       make: generator.make,
       locate: finder(match, generator.minLength),
     });
   }
+  yield defaultShape(prefix, params);
+}
+
+/** The ids of a closed set: those values, and `outside` for one that names nothing. */
+function closedSet(values: string[], numeric: boolean, outside: (rng: Rng) => string): IdFormat {
+  const pattern = new RegExp(
+    `(?<![\\w#])(?:${values
+      .map(regexLiteral)
+      .sort((a, b) => b.length - a.length)
+      .join("|")})(?![\\w])`,
+    "g",
+  );
+  return withFind({
+    source: "enum",
+    numeric,
+    values,
+    make: (rng) => values[rng.int(values.length)] as string,
+    outside,
+    locate: (text) => [...text.matchAll(pattern)].map((m) => ({ value: m[0], at: m.index })),
+  });
+}
+
+/** Integer ids within the bounds the parameters set (`minimum: 1, maximum: 500`). */
+function numberRange(params: IdParameter[]): IdFormat | null {
+  let low = 1;
+  let high = 999_999;
+  for (const p of params) {
+    if (typeof p.minimum === "number") low = Math.max(low, Math.ceil(p.minimum));
+    if (typeof p.exclusiveMinimum === "number")
+      low = Math.max(low, Math.floor(p.exclusiveMinimum) + 1);
+    if (typeof p.maximum === "number") high = Math.min(high, Math.floor(p.maximum));
+    if (typeof p.exclusiveMaximum === "number")
+      high = Math.min(high, Math.ceil(p.exclusiveMaximum) - 1);
+  }
+  if (low > high) return null;
+  const width = String(high).length;
+  return withFind({
+    source: "integer",
+    numeric: true,
+    make: (rng) => String(low + rng.int(high - low + 1)),
+    locate: finder(new RegExp(`\\b\\d{${String(low).length},${width}}\\b`, "g")),
+  });
+}
+
+/** String formats an id can be made in, each with how to find such ids in text. */
+const FORMATS: Record<string, { make: (rng: Rng, prefix: string) => string; find: RegExp }> = {
+  email: {
+    make: (rng, prefix) => `${prefix.toLowerCase()}.${digits(rng, 6)}@records.mail.net`,
+    find: EMAIL,
+  },
+  "idn-email": {
+    make: (rng, prefix) => `${prefix.toLowerCase()}.${digits(rng, 6)}@records.mail.net`,
+    find: EMAIL,
+  },
+  hostname: {
+    make: (rng, prefix) => `${prefix.toLowerCase()}-${digits(rng, 6)}.records.net`,
+    find: /\b[a-z0-9-]+\.records\.net\b/g,
+  },
+  uri: {
+    make: (rng, prefix) => `https://records.net/${prefix.toLowerCase()}/${digits(rng, 6)}`,
+    find: /https:\/\/records\.net\/[a-z]+\/\d+/g,
+  },
+  ipv4: {
+    make: (rng) => `10.${rng.int(256)}.${rng.int(256)}.${1 + rng.int(254)}`,
+    find: /\b10\.\d{1,3}\.\d{1,3}\.\d{1,3}\b/g,
+  },
+  date: {
+    make: (rng) =>
+      new Date(Date.UTC(2015, 0, 1) + rng.int(4000) * 86_400_000).toISOString().slice(0, 10),
+    find: /\b\d{4}-\d{2}-\d{2}\b/g,
+  },
+};
+
+/** Ids in a string format (`email`, `date`…) the parameters ask for. */
+function formatShape(format: string, prefix: string): IdFormat {
+  const { make, find } = FORMATS[format] as (typeof FORMATS)[string];
+  return withFind({
+    source: "format",
+    numeric: false,
+    make: (rng) => make(rng, prefix),
+    locate: (text) => [...text.matchAll(find)].map((m) => ({ value: m[0], at: m.index })),
+  });
+}
+
+/**
+ * `ORD-482913`, or as long as the parameters' `minLength` and `maxLength` allow: more digits for a
+ * long minimum, fewer (and no prefix, when even that is too long) for a short maximum.
+ */
+function defaultShape(prefix: string, params: IdParameter[]): IdFormat {
+  const least = Math.max(0, ...params.map((p) => p.minLength ?? 0));
+  const most = Math.min(64, ...params.map((p) => p.maxLength ?? 64));
+  const length = Math.min(Math.max(prefix.length + 7, least), most);
+  const lead = length >= prefix.length + 2 + 1 ? `${prefix}-` : "";
+  const count = Math.max(1, length - lead.length);
   return withFind({
     source: "default",
     numeric: false,
-    make: (rng) => `${prefix}-${digits(rng, 6)}`,
-    locate: finder(new RegExp(`(?<![\\w-])${prefix}-\\d{6}(?![\\w-])`, "g")),
+    make: (rng) => `${lead}${digits(rng, count)}`,
+    locate: finder(new RegExp(`(?<![\\w-])${regexLiteral(lead)}\\d{${count}}(?![\\w-])`, "g")),
   });
 }
 

@@ -1,11 +1,13 @@
 import type { ToolDefinition } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { type ArgumentCheck, argumentCheck } from "../arguments.ts";
-import { nameWords, verbOf } from "../tools.ts";
+import { valueCheck } from "../schema-checks.ts";
+import { nameWords, parametersPath, verbOf } from "../tools.ts";
+import { type InputIssue, SpecError } from "../util/errors.ts";
 import { lookup } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { identityKey, placesFitting } from "./identity.ts";
-import { type IdFormat, type IdParameter, idFormat, uniquePrefix } from "./ids.ts";
+import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
 import {
   type Requirement,
   requirementOf,
@@ -297,6 +299,10 @@ export class WorldModel {
   /** Words that name entities somewhere in the spec: `_id` stems and the nouns of tool names. */
   readonly #known = new Set<string>();
   readonly #policy: string;
+  readonly #where: readonly string[];
+  readonly #toolAt: ReadonlyMap<string, number>;
+  /** Identifier parameters whose schema no id the world can make passes. */
+  readonly #unfit: InputIssue[] = [];
 
   /** The model of an agent's tools, built on first use. */
   static of(agent: Agent): WorldModel {
@@ -307,14 +313,20 @@ export class WorldModel {
         ...agent.rules.map((r) => r.text),
         ...agent.policy.dropped.map((d) => d.text),
       ].join("\n");
-      model = new WorldModel(agent.tools, policy);
+      model = new WorldModel(agent.tools, policy, agent.spec.tools.map(parametersPath));
       cache.set(agent, model);
     }
     return model;
   }
 
-  private constructor(tools: readonly ToolDefinition[], policy: string) {
+  /**
+   * @param where Where each tool's parameters sit in the spec (`function.parameters`…), so that a
+   * parameter the world cannot serve is named by its path.
+   */
+  private constructor(tools: readonly ToolDefinition[], policy: string, where: readonly string[]) {
     this.#policy = policy;
+    this.#where = where;
+    this.#toolAt = new Map(tools.map((t, n) => [t.name, n]));
     const stems = tools.flatMap((t) =>
       Object.keys(t.parameters.properties ?? {})
         .map(snake)
@@ -328,6 +340,7 @@ export class WorldModel {
     this.person.fields = new Map((DEFAULT_FIELDS.customer as string[]).map((f) => [f, undefined]));
     for (const tool of tools) this.tools.set(tool.name, this.#analyse(tool));
     this.#finish(tools);
+    if (this.#unfit.length > 0) throw new SpecError("agent spec", this.#unfit);
   }
 
   /** The person's entity: the person word the tools use most for a record (`patient_id`, `get_guest_profile`), else customer. */
@@ -383,6 +396,17 @@ export class WorldModel {
     for (const [param, schema] of Object.entries(properties)) {
       const key = snake(param);
       const many = schema.type === "array";
+      // A list of objects holds the details of records, not their ids.
+      if (many && schema.items?.type === "object") continue;
+      // A flag or an object can hold no id: a parameter named as one is refused, by name.
+      const noId = (entity: string) => {
+        const type = JSON.stringify((many ? schema.items : schema)?.type);
+        this.#unfit.push({
+          path: this.#paramPath(tool, many ? `${param}.items` : param),
+          message: `reads as naming ${entity} records, but its type ${type} can hold no identifier; give it type "string" or "integer", or a name that does not end in an id's suffix`,
+        });
+      };
+      const holdsId = scalar(many ? schema.items : schema);
       // An email names the person, unless the call signs someone up (a new patient, a move-in).
       if (
         !many &&
@@ -390,11 +414,13 @@ export class WorldModel {
         !SIGN_UP.has(reading.verb) &&
         !reading.nouns.some((n) => PERSON_WORDS.has(n) && tool.access === "write")
       ) {
-        refs.push({ param, entity: this.person.name, role: null, by: "email", many: false });
+        if (holdsId)
+          refs.push({ param, entity: this.person.name, role: null, by: "email", many: false });
+        else noId(this.person.name);
         continue;
       }
       const id = ID_SUFFIX.exec(key);
-      if (!id || (many && schema.items?.type === "object")) continue;
+      if (!id) continue;
       const suffix = id[2] as string;
       const role = FROM.test(key) ? "from" : TO.test(key) ? "to" : NEW.test(key) ? "new" : null;
       const stem = singular(bareStem(id[1] ?? ""));
@@ -409,6 +435,10 @@ export class WorldModel {
         !/^(customer|user|client)$/.test(stem)
       )
         continue;
+      if (!holdsId) {
+        noId(stem === "" ? (reading.nouns[0] ?? reading.verb) : stem);
+        continue;
+      }
       const entity = this.#entity(stem === "" ? (reading.nouns[0] ?? reading.verb) : stem);
       // A spec that spells ids in camelCase (ticketId) or as numbers (policy_number) gets records keyed the same way.
       if (
@@ -432,9 +462,9 @@ export class WorldModel {
     )) {
       const object = schema.type === "array" ? schema.items : schema;
       if (object?.type !== "object") continue;
-      for (const key of Object.keys(object.properties ?? {})) {
+      for (const [key, inner] of Object.entries(object.properties ?? {})) {
         const id = ID_SUFFIX.exec(snake(key));
-        if (!id) continue;
+        if (!id || !scalar(inner)) continue;
         const stem = singular(bareStem(id[1] ?? ""));
         const isId = id[2] === "id" || id[2] === "uuid";
         if (!stem || (!isId && (DETAIL_STEMS.test(stem) || !this.#known.has(stem)))) continue;
@@ -731,7 +761,14 @@ export class WorldModel {
       else if (entity.balanceFields.length > 0) entity.balanceFields = ["balance"];
       for (const f of entity.balanceFields)
         if (!entity.fields.has(f)) entity.fields.set(f, { type: "number" });
-      entity.idFormat = this.#idFormatOf(entity, tools, uniquePrefix(entity.name, prefixes));
+      const { format, params } = this.#idFormatOf(
+        entity,
+        tools,
+        uniquePrefix(entity.name, prefixes),
+      );
+      entity.idFormat = format;
+      if (format.unfit !== undefined)
+        this.#unfit.push(...unfitParameters(entity.name, format, params));
       // Ids from a closed list (a `plan_code` enum) are a catalog's: the records are the list.
       if (entity.idFormat.values && !entity.isPerson && entity.parent === null)
         entity.catalog = true;
@@ -833,10 +870,22 @@ export class WorldModel {
   }
 
   /** The id shape of an entity, from every parameter that names one of its records. */
-  #idFormatOf(entity: EntityModel, tools: readonly ToolDefinition[], prefix: string): IdFormat {
+  #idFormatOf(
+    entity: EntityModel,
+    tools: readonly ToolDefinition[],
+    prefix: string,
+  ): { format: IdFormat; params: IdParameter[] } {
     const params: IdParameter[] = [];
     for (const tool of tools) {
       const model = this.tools.get(tool.name) as ToolModel;
+      const root = tool.parameters as Record<string, unknown>;
+      // Each parameter naming a record is checked, whole schema and all, against the ids made for it.
+      const checked = (schema: SchemaFragment, path: string, extra: IdParameter = {}) => {
+        const check = valueCheck(schema as Record<string, unknown>, root);
+        const param: IdParameter = { ...schema, ...extra, at: path };
+        if (check) param.check = check;
+        params.push(param);
+      };
       for (const [param, schema] of Object.entries(
         (tool.parameters.properties ?? {}) as Record<string, SchemaFragment>,
       )) {
@@ -844,20 +893,19 @@ export class WorldModel {
         const namesIt = ref
           ? ref.by === "id" && ref.entity === entity.name
           : model.idParam === param && model.entity === entity.name && !model.idByEmail;
-        if (namesIt)
-          params.push(
-            ref?.many
-              ? {
-                  ...(schema.items ?? {}),
-                  description: schema.description ?? schema.items?.description,
-                }
-              : schema,
-          );
+        const path = this.#paramPath(tool, param);
+        if (namesIt && ref?.many && schema.items)
+          checked(schema.items, `${path}.items`, {
+            description: schema.description ?? schema.items.description,
+          });
+        else if (namesIt && ref?.many) params.push({ description: schema.description, at: path });
+        else if (namesIt) checked(schema, path);
         const object = schema.type === "array" ? schema.items : schema;
         for (const nested of model.nested)
           if (nested.param === param && nested.entity === entity.name) {
             const inner = object?.properties?.[nested.key];
-            if (inner) params.push(inner);
+            const within = `${path}${object === schema ? "" : ".items"}.properties.${nested.key}`;
+            if (inner) checked(inner, within);
           }
       }
     }
@@ -869,7 +917,13 @@ export class WorldModel {
       )
         params.push({ description: sentence });
     }
-    return idFormat(entity.name, params, prefix);
+    return { format: idFormat(entity.name, params, prefix), params };
+  }
+
+  /** Where a tool's parameter is in the spec: `tools[2].function.parameters.properties.order_id`. */
+  #paramPath(tool: ToolDefinition, param: string): string {
+    const n = this.#toolAt.get(tool.name) ?? 0;
+    return `tools[${n}].${this.#where[n] ?? "parameters"}.properties.${param}`;
   }
 
   #isPerson(entity: string): boolean {
@@ -915,6 +969,15 @@ function zipPatterns(tools: readonly ToolDefinition[]): string[] {
   };
   for (const tool of tools) visit(tool.parameters.properties as Record<string, SchemaFragment>);
   return out;
+}
+
+/** Whether a schema allows a string or a number, as an identifier is; true when it says no type. */
+function scalar(schema: SchemaFragment | undefined): boolean {
+  const type = schema?.type;
+  if (type === undefined) return true;
+  return (Array.isArray(type) ? type : [type]).some(
+    (t) => t === "string" || t === "integer" || t === "number",
+  );
 }
 
 /** A parameter stem without its direction or replacement prefix: `from_account` → account. */

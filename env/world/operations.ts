@@ -5,7 +5,7 @@ import { calculate, formatResult } from "./calculator.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import type { EntityModel, Ref, ToolModel, WorldModel } from "./model.ts";
 import { meets } from "./statuses.ts";
-import type { Store } from "./store.ts";
+import { newRecord, type Store } from "./store.ts";
 import { type SchemaFragment, valueFor, WORLD_TODAY } from "./values.ts";
 import { REVIVING_VERBS } from "./vocabulary.ts";
 
@@ -102,7 +102,7 @@ function utility(ctx: CallContext): Outcome {
   }
   const output = (tool.tool.output_schema?.properties ?? {}) as Record<string, SchemaFragment>;
   const rng = new Rng(ctx.world.seed, "utility", tool.tool.name, JSON.stringify(args));
-  const answer: Record<string, unknown> = {};
+  const answer = newRecord();
   for (const [field, schema] of Object.entries(output))
     answer[field] = valueFor(field, schema, {
       rng,
@@ -314,7 +314,7 @@ function create(ctx: CallContext): Outcome {
     refs.records.find(({ ref }) => store.entity(ref.entity).isPerson)?.record ??
     debit ??
     refs.records[0]?.record;
-  const record: WorldRecord = { [entity.idField]: ctx.world.newId(entity) };
+  const record = newRecord({ [entity.idField]: ctx.world.newId(entity) });
   if (typeof amount === "number" && debit) {
     const note = `${tool.tool.name.replace(/_/g, " ")} ${String(record[entity.idField])}`;
     move(ctx, store.entity((tool.debit as Ref).entity), debit, -amount, note);
@@ -332,7 +332,7 @@ function create(ctx: CallContext): Outcome {
 function handoff(ctx: CallContext): Outcome {
   const { store, tool, args } = ctx;
   const entity = store.entity(tool.entity);
-  const record: WorldRecord = { [entity.idField]: ctx.world.newId(entity), status: "transferred" };
+  const record = newRecord({ [entity.idField]: ctx.world.newId(entity), status: "transferred" });
   copyArguments(record, entity, tool, args);
   store.add(entity.name, record);
   ctx.world.handOff();
@@ -384,10 +384,10 @@ function move(
     (c) => c.parent?.entity === entity.name && c.fields.has("amount"),
   );
   if (!ledger) return;
-  const entry: WorldRecord = {
+  const entry = newRecord({
     [ledger.idField]: ctx.world.newId(ledger),
     [entity.idField]: record[entity.idField],
-  };
+  });
   if (ledger.fields.has("date")) entry.date = TODAY_TIME.slice(0, 10);
   if (ledger.fields.has("description")) entry.description = note;
   entry.amount = Math.abs(delta);

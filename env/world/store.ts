@@ -162,7 +162,7 @@ export class Store {
   /** A record as an answer shows it: its id, the fields asked for (all when null), and its status. */
   view(entity: string, record: WorldRecord, fields: string[] | null): WorldRecord {
     const model = this.entity(entity);
-    const out: WorldRecord = { [model.idField]: record[model.idField] };
+    const out = newRecord({ [model.idField]: record[model.idField] });
     const childField = this.#childField.get(entity);
     const names =
       fields ?? (childField ? [...Object.keys(record), childField.field] : Object.keys(record));
@@ -182,7 +182,7 @@ export class Store {
 
   /** Every record, by collection, in insertion order: the store's part of a snapshot. */
   toJSON(): Record<string, WorldRecord[]> {
-    const out: Record<string, WorldRecord[]> = {};
+    const out: Record<string, WorldRecord[]> = Object.create(null);
     for (const [entity, records] of this.#records)
       out[this.entity(entity).collection] = [...records.values()];
     return out;
@@ -233,11 +233,19 @@ function unindex(
 }
 
 /**
+ * A new record holding these fields, with no prototype: a field a spec names `__proto__`,
+ * `constructor` or `hasOwnProperty` is stored and read like any other, never taken for Object's own.
+ */
+export function newRecord(fields: WorldRecord = {}): WorldRecord {
+  return Object.assign(Object.create(null) as WorldRecord, fields);
+}
+
+/**
  * A copy of a record that shares nothing it could change: calls set a record's fields, they never
  * edit a value inside one, so only object values need copying deeply.
  */
 export function copyRecord(record: WorldRecord): WorldRecord {
-  const copy: WorldRecord = {};
+  const copy = newRecord();
   for (const key in record) {
     const value = record[key];
     copy[key] = value !== null && typeof value === "object" ? structuredClone(value) : value;

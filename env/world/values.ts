@@ -96,7 +96,8 @@ export function valueFor(
   const formatted = s.format ? byFormat(s.format, ctx.rng) : undefined;
   if (formatted !== undefined) return formatted;
   if (type === "object" && s.properties) {
-    const out: Record<string, unknown> = {};
+    // No prototype: a nested field a schema names `__proto__` is a field like any other.
+    const out: Record<string, unknown> = Object.create(null);
     for (const [name, sub] of Object.entries(s.properties)) out[name] = valueFor(name, sub, ctx);
     return out;
   }

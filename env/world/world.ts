@@ -9,6 +9,7 @@ import {
   type WorldState,
 } from "../../spec/index.ts";
 import { Agent } from "../agent.ts";
+import { bareJson } from "../arguments.ts";
 import { Rng } from "../rng.ts";
 import { InputError, type InputIssue, issuesOf } from "../util/errors.ts";
 import { buildWorld } from "./build.ts";
@@ -220,7 +221,8 @@ export class World implements WorldAccess {
     const agent = Agent.from(spec);
     const parsed = WorldSnapshotSchema.safeParse(snapshot);
     if (!parsed.success) throw new InputError("world snapshot", issuesOf(parsed.error, snapshot));
-    const s = parsed.data;
+    // The snapshot as written, not as zod returns it: zod drops a record's field named `__proto__`.
+    const s = bareJson(snapshot) as WorldSnapshot;
     // Of another spec, nothing else in the snapshot can be checked against this one.
     if (s.spec_hash !== agent.hash)
       throw new InputError("world snapshot", [
@@ -471,7 +473,8 @@ function parseArguments(
       problems: [`got ${Array.isArray(value) ? "an array" : typeof value}`],
     });
   }
-  return { ok: true, args: value as Record<string, unknown> };
+  // Objects without a prototype: an argument named `constructor` or `__proto__` is the call's own.
+  return { ok: true, args: bareJson(value as Record<string, unknown>) };
 }
 
 function checkedSituation(agent: Agent, situation: Situation): Situation {

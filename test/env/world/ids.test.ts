@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { Episode } from "../../../env/episode.ts";
+import { simulate } from "../../../env/simulate.ts";
 import { IdentifierReader } from "../../../env/text/identifiers.ts";
+import { SpecError } from "../../../env/util/errors.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import type { AgentSpec } from "../../../spec/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
@@ -104,6 +106,65 @@ describe("identifiers of every shape", () => {
         ],
         ["get_customer", { customer_id: { type: "string" } }, ["customer_id"]],
       ]),
+    );
+  });
+});
+
+describe("identifiers the world once could not make (issue 12)", () => {
+  /** The retail tools that take an order id, with `order_id` given this schema in each. */
+  const orders = (schema: Record<string, unknown>): AgentSpec =>
+    specOf([
+      ["get_order", { order_id: schema }, ["order_id"]],
+      ["cancel_order", { order_id: schema, reason: { type: "string" } }, ["order_id", "reason"]],
+      ["list_orders", { email: { type: "string" } }, ["email"]],
+    ]);
+
+  it("makes the ids a schema allows: a const, an enum of numbers, an email, a date, a bounded length or number", async () => {
+    // Reproduction: each of these was accepted, and every call naming an order answered invalid_arguments.
+    const shapes: [Record<string, unknown>, RegExp][] = [
+      [{ type: "string", const: "W1234567" }, /^W1234567$/],
+      [{ type: "integer", enum: [101, 202, 303] }, /^(101|202|303)$/],
+      [{ type: "string", format: "email" }, /^ord\.\d{6}@records\.mail\.net$/],
+      [{ type: "string", format: "date" }, /^\d{4}-\d{2}-\d{2}$/],
+      [{ type: "string", maxLength: 3 }, /^\d{3}$/],
+      [{ type: "string", minLength: 16 }, /^ORD-\d{12}$/],
+      [{ type: "integer", minimum: 1, maximum: 100 }, /^\d{1,3}$/],
+    ];
+    for (const [schema, shape] of shapes) {
+      const spec = orders(schema);
+      await goalCallsWork(spec);
+      const world = createWorld({ spec, situation: situationOf(spec, { tool: "get_order" }) });
+      expect(world.person.ids.order_id, JSON.stringify(schema)).toMatch(shape);
+    }
+  });
+
+  it("refuses by name an identifier whose type can hold no id: a flag, an object", () => {
+    for (const type of ["boolean", "object"]) {
+      const spec = orders({ type });
+      expect(() => createWorld({ spec, situation: situationOf(spec, {}) })).toThrow(
+        new RegExp(
+          `tools\\[0\\]\\.function\\.parameters\\.properties\\.order_id: reads as naming order records, but its type "${type}" can hold no identifier`,
+        ),
+      );
+    }
+  });
+
+  it("refuses by name, before any row, parameters whose ids no shape the world makes can pass", async () => {
+    const spec = specOf([
+      ["get_order", { order_id: { type: "string", enum: ["A1", "A2", "A3"] } }, ["order_id"]],
+      [
+        "cancel_order",
+        { order_id: { type: "string", format: "ipv6" }, reason: { type: "string" } },
+        ["order_id", "reason"],
+      ],
+    ]);
+    const refused = simulate(spec, { rows: 2 });
+    await expect(refused).rejects.toThrow(SpecError);
+    await expect(refused).rejects.toThrow(
+      /tools\[0\]\.function\.parameters\.properties\.order_id: names order records, but no id the world can make passes its schema \("[^"]+": must be one of "A1", "A2", "A3"\)/,
+    );
+    await expect(refused).rejects.toThrow(
+      /tools\[1\]\.function\.parameters\.properties\.order_id: names order records, .*must be in ipv6 format/,
     );
   });
 });
