@@ -140,6 +140,25 @@ export const SimulateOptionsSchema = PlanOptionsSchema.omit({ effort: true }).ex
 export type SimulatePlainOptions = z.infer<typeof SimulateOptionsSchema>;
 
 /**
+ * The plain options of grading (`gradeRows`, `data.grade`): the rubric, the name and version
+ * stamped on every label, how many rows are judged at once, and the pass threshold. The grader (a
+ * function), the judge (a backend spec) and `fetch` are checked where they are used.
+ */
+export const GradeOptionsSchema = z.object({
+  rubric: text("expected the rubric's text").optional(),
+  judge: text("expected a name").optional(),
+  version: text("expected a version").optional(),
+  concurrency: whole(
+    1,
+    "expected at least 1 (a whole number)",
+    LIMITS.concurrency,
+    `expected at most ${LIMITS.concurrency} rows judged at once`,
+  ).optional(),
+  passThreshold: share().optional(),
+});
+export type GradePlainOptions = z.infer<typeof GradeOptionsSchema>;
+
+/**
  * The plain options of `rehearse grade`: the grader module, the rubric, the name and version
  * stamped on every label, the labels file and where the graded rows go. The judge is a backend
  * spec, checked where every backend is.

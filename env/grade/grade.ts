@@ -1,7 +1,10 @@
 import pLimit from "p-limit";
 import {
   type BackendSpec,
+  DEFAULTS,
   type Grade,
+  GradeOptionsSchema,
+  type GradePlainOptions,
   type GradeReport,
   GradeSchema,
   type JudgeMeta,
@@ -9,7 +12,7 @@ import {
 } from "../../spec/index.ts";
 import { familyWarning } from "../backends/backend.ts";
 import { Rng, type Seed } from "../rng.ts";
-import { formatPath, InputError, messageOf } from "../util/errors.ts";
+import { formatPath, InputError, issuesOf, messageOf } from "../util/errors.ts";
 import { judgeAgreement, PASS_THRESHOLD } from "./agreement.ts";
 import { certainty } from "./decision.ts";
 import { DEFAULT_RUBRIC, JUDGE_VERSION, rubricHash } from "./identity.ts";
@@ -20,18 +23,11 @@ import { gradeReport } from "./report.ts";
 /** The customer's grader: decides what good means for their agent (sync or async). */
 export type Grader = (row: Row) => Grade | Promise<Grade>;
 
-/** How to grade: a grader function, or a judge backend; and how to stamp it. */
-export interface GradeOptions {
+/** How to grade: a grader function, or a judge backend; and how to stamp it (the plain options are spec/options.ts's). */
+export interface GradeOptions extends GradePlainOptions {
   grader?: Grader;
   /** A judge backend: a chat model (the advisory `llmGrade`) or a `typesafe:` decision model. */
   spec?: BackendSpec;
-  /** What the judge grades by ({@link DEFAULT_RUBRIC} when left out); refused with `typesafe:offline`, which reads none. */
-  rubric?: string;
-  /** Name and version stamped on every label (`judge_meta`); a custom grader should give both. */
-  judge?: string;
-  version?: string;
-  concurrency?: number;
-  passThreshold?: number;
   fetch?: typeof fetch;
 }
 
@@ -41,7 +37,10 @@ export interface GradeOptions {
  * with `grade_error`, never a default score. Returns the grade report.
  */
 export async function gradeRows(rows: Row[], options: GradeOptions): Promise<GradeReport> {
-  if ((options.grader === undefined) === (options.spec === undefined)) {
+  const { grader, spec, fetch: _fetch, ...plain } = options;
+  const parsed = GradeOptionsSchema.safeParse(plain);
+  if (!parsed.success) throw new InputError("grade options", issuesOf(parsed.error, plain));
+  if ((grader === undefined) === (spec === undefined)) {
     throw new InputError("grade options", [
       {
         path: "",
@@ -53,7 +52,7 @@ export async function gradeRows(rows: Row[], options: GradeOptions): Promise<Gra
   const judge = options.grader
     ? customJudge(options, warnings)
     : backendJudge(options, rows, warnings);
-  const limit = pLimit(options.concurrency ?? 4);
+  const limit = pLimit(parsed.data.concurrency ?? DEFAULTS.concurrency);
   await Promise.all(
     rows.map((row) =>
       limit(async () => {

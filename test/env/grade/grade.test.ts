@@ -8,6 +8,7 @@ import { audit, gradeRows } from "../../../env/grade/grade.ts";
 import { llmGrade, pairwiseJudge, rubricJudge } from "../../../env/grade/judges.ts";
 import { transcript } from "../../../env/grade/transcript.ts";
 import { simulate } from "../../../env/simulate.ts";
+import { InputError } from "../../../env/util/errors.ts";
 import type { Row } from "../../../spec/index.ts";
 import { referenceSpec } from "../../fixtures/reference-spec.ts";
 import { completion, OpenAICompatibleServer } from "../../support/openai-compatible-server.ts";
@@ -328,5 +329,30 @@ describe("the offline decision model", () => {
         expect(d.reward).toBeGreaterThan(0.8);
       if (row.conduct.length > 0) expect(d.reward).toBeLessThan(0.2);
     }
+  });
+});
+
+describe("grade options", () => {
+  it("are checked by the one schema the CLI shares, every problem named, before any row is judged", async () => {
+    const rows = await (await simulate(referenceSpec, { rows: 2, seed: 1 })).rows();
+    let called = 0;
+    const grader = () => {
+      called++;
+      return { reward: 1, reason: "ok" };
+    };
+    const refusal = await gradeRows(rows, {
+      grader,
+      concurrency: 0,
+      passThreshold: 2,
+      judge: "",
+    }).catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(InputError);
+    expect((refusal as InputError).issues.map((i) => `${i.path}: ${i.message}`)).toEqual([
+      'judge: expected a name, got ""',
+      "concurrency: expected at least 1 (a whole number), got 0",
+      "passThreshold: expected a share between 0 and 1, got 2",
+    ]);
+    expect(called).toBe(0);
+    expect(rows.every((row) => row.reward === undefined)).toBe(true);
   });
 });
