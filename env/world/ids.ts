@@ -1,6 +1,6 @@
 import { Rng } from "../rng.ts";
 import { type InputIssue, SpecError } from "../util/errors.ts";
-import { regexLiteral } from "../util/regex.ts";
+import { regexLiteral, tokenMatches } from "../util/regex.ts";
 import { fromPattern } from "./pattern.ts";
 import { digits, uuid } from "./values.ts";
 
@@ -206,16 +206,16 @@ function* shapes(params: IdParameter[], prefix: string): Generator<IdFormat> {
   for (const pattern of patterns) {
     const generator = fromPattern(pattern);
     if (!generator) continue;
-    // An id is a whole token: "T86" is not a therapist's id inside the slot "SL-2245-T86".
-    const match = new RegExp(
-      `(?<![\\w-])(?:${pattern.replace(/^\^/, "").replace(/\$$/, "")})(?![\\w-])`,
-      "gu",
-    );
+    // An id is a whole token: "T86" is not a therapist's id inside the slot "SL-2245-T86". The
+    // text comes from a model or a client, so the spec's pattern runs in linear time (RE2).
     yield withFind({
       source: "pattern",
       numeric: false,
       make: generator.make,
-      locate: finder(match, generator.minLength),
+      locate: kept(
+        (text) => tokenMatches(pattern, text, String.raw`\w-`) ?? [],
+        generator.minLength,
+      ),
     });
   }
   yield defaultShape(prefix, params);
@@ -336,15 +336,20 @@ function widen(example: string): string {
 
 /** Matches of a shape that are long enough and not the digits of an amount or a decimal. */
 function finder(match: RegExp, minLength = 0): (text: string) => IdMatch[] {
+  return kept(
+    (text) => [...text.matchAll(match)].map((m) => ({ value: m[0], at: m.index })),
+    minLength,
+  );
+}
+
+/** The matches a search finds that are long enough and not the digits of an amount or a decimal. */
+function kept(search: (text: string) => IdMatch[], minLength: number): (text: string) => IdMatch[] {
   return (text) =>
-    [...text.matchAll(match)]
-      .filter((m) => {
-        const at = m.index;
-        const before = text.slice(Math.max(0, at - 2), at);
-        const after = text.slice(at + m[0].length, at + m[0].length + 2);
-        return m[0].length >= minLength && !/\d[.,]$/.test(before) && !/^[.,]\d/.test(after);
-      })
-      .map((m) => ({ value: m[0], at: m.index }));
+    search(text).filter(({ value, at }) => {
+      const before = text.slice(Math.max(0, at - 2), at);
+      const after = text.slice(at + value.length, at + value.length + 2);
+      return value.length >= minLength && !/\d[.,]$/.test(before) && !/^[.,]\d/.test(after);
+    });
 }
 
 /** Identifiers a shape can make before the world gives up looking for an unused one. */

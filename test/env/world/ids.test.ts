@@ -168,3 +168,27 @@ describe("identifiers the world once could not make (issue 12)", () => {
     );
   });
 });
+
+describe("finding ids a spec's pattern shapes", () => {
+  it("runs the pattern in time linear in the text a model or person wrote", () => {
+    const spec = specOf([
+      [
+        "get_order",
+        { order_id: { type: "string", pattern: String.raw`^([a-zA-Z0-9]+\s?)*$` } },
+        ["order_id"],
+      ],
+    ]);
+    const reader = new IdentifierReader(Agent.from(spec));
+    // Each text ends in "!" so no token matches: the backtracking engine doubled with each letter.
+    const time = (length: number) => {
+      const text = `${"a".repeat(length)}!`;
+      const start = performance.now();
+      for (let i = 0; i < 20; i++) reader.locate(`${text}${i}`);
+      return performance.now() - start;
+    };
+    time(28);
+    const small = time(280);
+    const large = time(2_800);
+    expect(large / small).toBeLessThan(40);
+  });
+});
