@@ -124,35 +124,43 @@ export class Agent {
     );
     const policy = readPolicy(spec.policy, tools, spec.system_prompt);
     const rules = policy.rules;
-    // A markdown policy is one string: its rules have no path of their own, the policy does.
-    const rulePath = (n: number) =>
-      typeof spec.policy === "string" ? "policy" : `policy[${ruleAt[n] ?? n}]`;
+    // A markdown policy is one string: its rules have no path of their own, so a problem of one
+    // is the policy's, naming the rule; a path into the string would point at nothing.
+    const ruleIssue = (n: number, field: string, message: string): InputIssue =>
+      typeof spec.policy === "string"
+        ? { path: "policy", message: `rule ${rules[n]?.id} read from it: ${message}` }
+        : { path: `policy[${ruleAt[n] ?? n}]${field}`, message };
     duplicates(
       rules.map((r) => r.id),
       (id, n, first) =>
         issues.push(
-          typeof spec.policy === "string"
-            ? { path: "policy", message: `two rules read from it share the id "${id}"` }
-            : {
-                path: `${rulePath(n)}.id`,
-                message: `duplicate rule id "${id}" (also ${rulePath(first)})`,
-              },
+          ruleIssue(
+            n,
+            ".id",
+            `duplicate rule id "${id}" (also ${typeof spec.policy === "string" ? `rule ${first + 1}` : `policy[${ruleAt[first] ?? first}]`})`,
+          ),
         ),
     );
     const byName = new Map(tools.map((t) => [t.name, t]));
     rules.forEach((rule, n) => {
       for (const [m, name] of (rule.tools ?? []).entries()) {
         if (!byName.has(name))
-          issues.push({
-            path: `${rulePath(n)}.tools[${m}]`,
-            message: `unknown tool "${name}"; expected one of ${[...byName.keys()].join(", ")}`,
-          });
+          issues.push(
+            ruleIssue(
+              n,
+              `.tools[${m}]`,
+              `unknown tool "${name}"; expected one of ${[...byName.keys()].join(", ")}`,
+            ),
+          );
       }
       if (rule.tools?.every((name) => byName.get(name)?.role === "utility"))
-        issues.push({
-          path: `${rulePath(n)}.tools`,
-          message: `names only utility tools (${rule.tools.join(", ")}), which are kept off the tool axis; scope it to tools that act on the world, or set their role in tool_roles`,
-        });
+        issues.push(
+          ruleIssue(
+            n,
+            ".tools",
+            `names only utility tools (${rule.tools.join(", ")}), which are kept off the tool axis; scope it to tools that act on the world, or set their role in tool_roles`,
+          ),
+        );
     });
     const situationTools = tools.filter((t) => t.role !== "utility");
     if (tools.length > 0 && situationTools.length === 0)

@@ -2,7 +2,7 @@ import type { Rule, ToolDefinition } from "../../spec/index.ts";
 import { asksYes, clausesOf, descriptionAsksYes, IDENTITY, waivesYes } from "./confirmation.ts";
 import { type Passage, passagesOf } from "./markdown.ts";
 import { EVERY_WRITE, spoken, ToolMatcher } from "./scope.ts";
-import { contentWords, isRule, normalised, sameRule } from "./statements.ts";
+import { contentWords, isRule, KeptRules, normalised } from "./statements.ts";
 
 export { clean } from "./markdown.ts";
 
@@ -61,6 +61,7 @@ export function readPolicy(
 ): PolicyReading {
   const matcher = new ToolMatcher(tools);
   const dropped: DroppedPassage[] = [];
+  const prompt = plain(systemPrompt);
   const read =
     typeof policy === "string"
       ? fromMarkdown(policy, matcher, dropped)
@@ -71,7 +72,7 @@ export function readPolicy(
     if (r.section) rule.section = r.section;
     return rule;
   });
-  const { confirmation, exempt } = confirmations(read, dropped, tools, systemPrompt, matcher);
+  const { confirmation, exempt } = confirmations(read, dropped, tools, prompt, matcher);
   const identityRule = read.find((r) => r.identity);
   return {
     source: typeof policy === "string" ? "markdown" : "rules",
@@ -81,24 +82,25 @@ export function readPolicy(
     confirmation,
     exempt,
     identity: {
-      required: identityRule !== undefined || IDENTITY.test(systemPrompt),
+      required: identityRule !== undefined || IDENTITY.test(prompt),
       rule: identityRule?.id ?? null,
     },
   };
 }
 
 function fromList(rule: Rule, matcher: ToolMatcher): RuleReading {
+  const text = plain(rule.text);
   const reading: RuleReading = {
     id: rule.id,
     text: rule.text,
     tools: rule.tools ?? null,
     scope: rule.tools ? "as written" : "every tool, as written",
-    confirmation: rule.text.split(/(?<=[.!?])\s+/).some(asksYes),
-    identity: IDENTITY.test(rule.text),
+    confirmation: text.split(/(?<=[.!?]) /).some(asksYes),
+    identity: IDENTITY.test(text),
   };
   if (rule.section) reading.section = rule.section;
   if (!rule.tools) {
-    const m = matcher.mentions(rule.text);
+    const m = matcher.mentions(text);
     const spoken = [...m.named.tools, ...m.writes.tools, ...m.reads.tools];
     if (spoken.length > 0 && !reading.identity) reading.suggested = [...new Set(spoken)];
   }
@@ -111,24 +113,33 @@ function fromMarkdown(
   dropped: DroppedPassage[],
 ): RuleReading[] {
   const read: RuleReading[] = [];
-  const kept: { words: Set<string>; id: string }[] = [];
-  const ids = new Set<string>();
-  for (const passage of passagesOf(markdown)) {
-    const section = passage.headings.join(" › ") || undefined;
+  const passages = passagesOf(markdown).map((passage) => {
+    const rule = isRule(passage.text);
+    return { passage, words: rule ? contentWords(passage.text) : null };
+  });
+  const kept = new KeptRules(passages.flatMap(({ words }) => (words ? [words] : [])));
+  const ids = new RuleIds();
+  // Passages of one section share their list of headings: its name is joined once.
+  const sections = new Map<readonly string[], string | undefined>();
+  for (const { passage, words } of passages) {
+    let section = sections.get(passage.headings);
+    if (!sections.has(passage.headings)) {
+      section = passage.headings.join(" › ") || undefined;
+      sections.set(passage.headings, section);
+    }
     const note = (why: string) =>
       dropped.push(section ? { text: passage.text, section, why } : { text: passage.text, why });
-    if (!isRule(passage.text)) {
+    if (!words) {
       note("a statement, not a rule");
       continue;
     }
-    const words = contentWords(passage.text);
-    const twin = kept.find((k) => sameRule(k.words, words));
-    if (twin) {
-      note(`says what ${twin.id} says`);
+    const twin = kept.twin(words);
+    if (twin !== undefined) {
+      note(`says what ${twin} says`);
       continue;
     }
-    const id = uniqueId(ruleId(passage), ids);
-    kept.push({ words, id });
+    const id = ids.take(ruleId(passage));
+    kept.keep(words, id);
     const identity = IDENTITY.test(passage.text);
     const { tools, scope } = identity
       ? { tools: null, scope: "every tool: checking who the person is comes first" }
@@ -203,7 +214,7 @@ function confirmations(
       if (writes.has(name) && !Object.hasOwn(confirmation, name)) confirmation[name] = why;
   };
   const sources = [
-    ...read.map((r) => ({ text: r.text, scope: r.tools, why: `rule ${r.id}` })),
+    ...read.map((r) => ({ text: plain(r.text), scope: r.tools, why: `rule ${r.id}` })),
     ...dropped.map((d) => ({ text: d.text, scope: null, why: "" })),
     ...clausesOf(systemPrompt).map((text) => ({ text, scope: null, why: "the system prompt" })),
   ];
@@ -224,9 +235,18 @@ function confirmations(
   }
   for (const name of Object.keys(exempt)) delete confirmation[name];
   for (const tool of tools)
-    if (writes.has(tool.name) && descriptionAsksYes(tool.description))
+    if (writes.has(tool.name) && descriptionAsksYes(plain(tool.description)))
       confirmation[tool.name] = "its description";
   return { confirmation, exempt };
+}
+
+/**
+ * Text as the policy is read: every run of whitespace one space. Rules of a list, the system prompt
+ * and tool descriptions are read as written otherwise; a run of spaces thousands long would make
+ * the patterns that read them try it from each of its spaces.
+ */
+function plain(text: string): string {
+  return text.replace(/\s+/g, " ");
 }
 
 const STOP_WORDS = new Set([
@@ -252,8 +272,11 @@ const STOP_WORDS = new Set([
   "please",
 ]);
 
+/** How much of a rule or heading its id is read from: its first words are all an id takes. */
+const SLUG_READ = 500;
+
 function slug(text: string, words: number, length: number): string {
-  return normalised(text)
+  return normalised(text.slice(0, SLUG_READ))
     .replace(/['’]/g, "")
     .split(" ")
     .filter((w) => w && !STOP_WORDS.has(w) && /^[a-z0-9]+$/.test(w))
@@ -272,10 +295,28 @@ function ruleId(passage: Passage): string {
   return /^[a-z0-9]/.test(id) ? id : `rule_${id}`;
 }
 
-/** An id no earlier rule has: the id itself, else the first free `id_2`, `id_3`… */
-function uniqueId(id: string, taken: Set<string>): string {
-  let candidate = id;
-  for (let n = 2; taken.has(candidate); n++) candidate = `${id}_${n}`;
-  taken.add(candidate);
-  return candidate;
+/** The longest rule id: what a rule list may hold (`RuleIdSchema`), so ids read from markdown are valid ids too. */
+const MOST_ID = 64;
+
+/**
+ * The ids given to rules read from markdown, never one twice: an id already given gets the first
+ * free `_2`, `_3`… after it (shortened to fit 64 characters), and the number each id reached is
+ * kept, so a thousand rules opening with the same words are numbered without searching from 2.
+ */
+class RuleIds {
+  readonly #taken = new Set<string>();
+  readonly #next = new Map<string, number>();
+
+  /** An id no earlier rule has: `id` itself, else the next free numbered one. */
+  take(id: string): string {
+    let candidate = id;
+    let n = this.#next.get(id) ?? 2;
+    while (this.#taken.has(candidate)) {
+      const suffix = `_${n++}`;
+      candidate = `${id.slice(0, MOST_ID - suffix.length)}${suffix}`;
+    }
+    this.#next.set(id, n);
+    this.#taken.add(candidate);
+    return candidate;
+  }
 }

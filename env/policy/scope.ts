@@ -198,6 +198,18 @@ export class ToolMatcher {
    * order"), else those whose nouns it names ("Payment plans").
    */
   headingTools(heading: string): string[] {
+    // Every passage of a section asks about the same headings: each is read once.
+    let tools = this.#byHeading.get(heading);
+    if (!tools) {
+      tools = this.#headingTools(heading);
+      this.#byHeading.set(heading, tools);
+    }
+    return [...tools];
+  }
+
+  readonly #byHeading = new Map<string, string[]>();
+
+  #headingTools(heading: string): string[] {
     const m = this.mentions(heading);
     const acted = [...new Set([...m.named.tools, ...m.writes.tools, ...m.reads.tools])];
     // Of several tools a heading acts on, those it names most of ("Update default address" is

@@ -207,3 +207,65 @@ export function sameRule(a: Set<string>, b: Set<string>): boolean {
   for (const w of a) if (b.has(w)) shared++;
   return shared / (a.size + b.size - shared) >= 0.8;
 }
+
+/** Kept rules a new one is compared with, at most: past it, a near-twin may go unnoticed, never the time. */
+const MOST_COMPARED = 256;
+
+/**
+ * The rules kept so far, found again by their words, so a policy of thousands of rules is not
+ * compared pair by pair. Two rules sharing 80% of their words (see {@link sameRule}) share one of
+ * the first few of each one's words taken rarest first (the prefix filter of set-similarity joins),
+ * so each rule is filed under those few words only and compared only with the rules filed under
+ * its own, earliest first.
+ */
+export class KeptRules {
+  /** How many passages each word appears in: rarer words come first in a rule's prefix. */
+  readonly #frequency: ReadonlyMap<string, number>;
+  readonly #byWord = new Map<string, number[]>();
+  readonly #kept: { words: Set<string>; id: string }[] = [];
+
+  /** @param passages The words of every passage the rules come from, to rank words by rarity. */
+  constructor(passages: Iterable<Set<string>>) {
+    const frequency = new Map<string, number>();
+    for (const words of passages)
+      for (const word of words) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+    this.#frequency = frequency;
+  }
+
+  /** The first words of a rule, rarest first, that any rule it is near must share one of. */
+  #prefix(words: Set<string>): string[] {
+    const ranked = [...words].sort(
+      (a, b) =>
+        (this.#frequency.get(a) ?? 0) - (this.#frequency.get(b) ?? 0) ||
+        (a < b ? -1 : a > b ? 1 : 0),
+    );
+    // Jaccard 0.8 of sets of size s needs ceil(4s/5) shared words: one is among the first s - that + 1.
+    return ranked.slice(0, words.size - Math.ceil((4 * words.size) / 5) + 1);
+  }
+
+  /** The id of the earliest kept rule that says what these words say, if one does. */
+  twin(words: Set<string>): string | undefined {
+    if (words.size === 0) return undefined;
+    const candidates = new Set<number>();
+    for (const word of this.#prefix(words))
+      for (const at of this.#byWord.get(word) ?? []) candidates.add(at);
+    const ordered = [...candidates].sort((a, b) => a - b).slice(0, MOST_COMPARED);
+    for (const at of ordered) {
+      const kept = this.#kept[at] as { words: Set<string>; id: string };
+      if (sameRule(kept.words, words)) return kept.id;
+    }
+    return undefined;
+  }
+
+  /** Keeps a rule, to be found by the rules after it. */
+  keep(words: Set<string>, id: string): void {
+    const at = this.#kept.length;
+    this.#kept.push({ words, id });
+    if (words.size === 0) return;
+    for (const word of this.#prefix(words)) {
+      const filed = this.#byWord.get(word);
+      if (filed) filed.push(at);
+      else this.#byWord.set(word, [at]);
+    }
+  }
+}
