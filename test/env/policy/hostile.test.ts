@@ -3,7 +3,6 @@ import { Agent } from "../../../env/agent.ts";
 import { readPolicy } from "../../../env/policy/index.ts";
 import { RuleIdSchema } from "../../../spec/index.ts";
 import { referenceSpec } from "../../fixtures/reference-spec.ts";
-import { growth } from "../../support/hostile.ts";
 
 const TOOLS = Agent.from(referenceSpec).tools;
 const read = (policy: string | { id: string; text: string }[], prompt = "You help.") =>
@@ -66,6 +65,40 @@ describe("rule ids read from markdown", () => {
   });
 });
 
+/** The least CPU time of `tries` runs, in microseconds: other processes on the machine do not count. */
+function leastCpu(run: () => unknown, tries: number): number {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < tries; i++) {
+    const start = process.cpuUsage();
+    run();
+    const used = process.cpuUsage(start);
+    best = Math.min(best, used.user + used.system);
+  }
+  return best;
+}
+
+/**
+ * How many times longer `read` takes on an input four times as long as `n`, both made before
+ * either is timed and measured in the same run by the CPU time of this process (the fastest of
+ * several tries each): about 4 for linear work, 16 for quadratic.
+ */
+function growth<T>(
+  make: (n: number) => T,
+  read: (input: T) => unknown,
+  n: number,
+  tries = 7,
+): number {
+  const small = make(n);
+  const large = make(4 * n);
+  // Warmed up on both sizes, so that neither is timed while the code is still being optimised.
+  read(small);
+  read(large);
+  const big = leastCpu(() => read(large), tries);
+  const little = leastCpu(() => read(small), tries);
+  console.log("GROWTH", n, little, big, (big / little).toFixed(1));
+  return big / little;
+}
+
 describe("reading a policy takes time linear in its length", () => {
   // Each: a policy of about n characters. The time for 4n, over the time for n, measured in the
   // same run, is about 4 when the reading is linear and 16 when it is quadratic.
@@ -99,12 +132,12 @@ describe("reading a policy takes time linear in its length", () => {
   };
   for (const [name, policy] of Object.entries(policies))
     it(`on ${name}`, () => {
-      expect(growth((n) => read(policy(n)), 25_000, 5)).toBeLessThan(8);
+      expect(growth(policy, (text) => read(text), 25_000)).toBeLessThan(8);
     });
 
   it("on a rule list and a system prompt with runs of spaces", () => {
     const spaced = (n: number) => `Verify${" ".repeat(n)}- the (  yes${" ".repeat(n)}/ no) first.`;
-    expect(growth((n) => read([{ id: "r", text: spaced(n) }]), 25_000, 5)).toBeLessThan(8);
-    expect(growth((n) => read("Be kind.", spaced(n)), 25_000, 5)).toBeLessThan(8);
+    expect(growth(spaced, (text) => read([{ id: "r", text }]), 25_000)).toBeLessThan(8);
+    expect(growth(spaced, (text) => read("Be kind.", text), 25_000)).toBeLessThan(8);
   });
 });
