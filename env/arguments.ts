@@ -87,7 +87,8 @@ const ALIAS = "\u0000__proto__";
 /** Every object and array of a JSON value, met without recursion. */
 function* containers(value: unknown): Generator<object> {
   const stack = [value];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+  while (stack.length > 0) {
+    const next = stack.pop();
     if (next === null || typeof next !== "object") continue;
     yield next;
     stack.push(...(Array.isArray(next) ? next : Object.values(next)));
@@ -153,8 +154,9 @@ function copyJson(
   ];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const { from, to, key: parent } = next;
+    // Array.from, not map: an array built in code may have holes, which map would keep.
     const entries: [string | number, unknown][] = Array.isArray(from)
-      ? from.map((v, i) => [i, v])
+      ? Array.from(from, (v, i) => [i, v])
       : Object.entries(from);
     for (const [rawKey, rawValue] of entries) {
       const [key, value] =

@@ -50,8 +50,9 @@ export function depthProblems(value: unknown, limit = MAX_DEPTH): InputIssue[] {
     }
     if ((deepest.get(visit.value) ?? 0) >= visit.depth) continue;
     deepest.set(visit.value, visit.depth);
+    // Array.from, not map: an array built in code may have holes, which map would keep.
     const entries: [PropertyKey, unknown][] = Array.isArray(visit.value)
-      ? visit.value.map((v, i) => [i, v])
+      ? Array.from(visit.value, (v, i) => [i, v])
       : Object.entries(visit.value);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i] as [PropertyKey, unknown];
@@ -447,15 +448,45 @@ function typeRefusal(type: JsonType, d: Demands): string | null {
 export type ValueCheck = (value: unknown) => string[];
 
 /**
+ * Whether a schema means the same taken out of its tool's schema with the definitions beside it:
+ * every reference in it, and in the definitions, points into `$defs` or `definitions`, and none
+ * names a base of its own. A reference to `#` would point at the copy instead, which can make a
+ * loop the original does not have.
+ */
+function movable(schema: Record<string, unknown>, root: Record<string, unknown>): boolean {
+  const stack: unknown[] = [schema, root.$defs, root.definitions];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (next === null || typeof next !== "object") continue;
+    for (const [key, value] of Object.entries(next)) {
+      if (key === "$id" || key === "$recursiveRef" || key === "$dynamicRef") return false;
+      if (
+        key === "$ref" &&
+        !(typeof value === "string" && /^#\/(\$defs|definitions)\//.test(value))
+      )
+        return false;
+      stack.push(value);
+    }
+  }
+  return true;
+}
+
+/**
  * A check of values against a schema inside a tool's schema, compiled once: the schema with the
- * root's definitions beside it, so its references still resolve. Null when it cannot be compiled
- * alone (a reference into the root's properties), so nothing is claimed about it.
+ * root's definitions beside it, so its references still resolve. Null when it does not mean the
+ * same alone (a reference to the root or its properties), so nothing is claimed about it.
  */
 export function valueCheck(
   schema: Record<string, unknown>,
   root: Record<string, unknown>,
 ): ValueCheck | null {
+  // A boolean schema (`true`) says nothing to check; anything else is not a schema at all.
+  if (!isSchema(schema)) return null;
   if (checks.has(schema)) return checks.get(schema) ?? null;
+  if (!movable(schema, root)) {
+    checks.set(schema, null);
+    return null;
+  }
   const standalone: Record<string, unknown> = {};
   for (const key of ["$schema", "$defs", "definitions"])
     if (root[key] !== undefined) standalone[key] = root[key];
@@ -547,6 +578,9 @@ export interface SchemaFindings {
 export function schemaFindings(schema: unknown, at: string): SchemaFindings {
   const findings: SchemaFindings = { problems: [], warnings: [] };
   if (!isSchema(schema)) return findings;
+  // A loop of references is the finding: no value of such a schema can be checked at all.
+  const cycle = refCycle(schema, at);
+  if (cycle) return { problems: [cycle], warnings: [] };
   const root = schema;
   const stack: { schema: unknown; path: PropertyKey[]; depth: number }[] = [
     { schema, path: [], depth: 0 },

@@ -40,9 +40,8 @@ export function passagesOf(markdown: string): Passage[] {
   };
   const flushBullet = () => {
     if (bullet?.text.trim()) {
-      const parent = [...open]
-        .reverse()
-        .find((b) => b.indent < (bullet as { indent: number }).indent);
+      const indent = bullet.indent;
+      const parent = open.findLast((b) => b.indent < indent);
       const text = clean(bullet.text);
       out.push({ text, headings: context(), lead: parent ? parent.lead : null, kind: "bullet" });
       while (open.length > 0 && (open.at(-1) as { indent: number }).indent >= bullet.indent)
@@ -149,6 +148,7 @@ export function clean(text: string): string {
   // Links are read by hand, `[text](target)` keeping its text: a pattern here can be made to
   // backtrack on a run of `[a](`. The next `]` and the next `)` are found by pointers that only
   // move forward, so the whole read is one pass; the text is kept as slices between links.
+  if (!text.includes("[")) return plainText(text);
   const kept: string[] = [];
   let from = 0;
   let close = -1;
@@ -165,8 +165,12 @@ export function clean(text: string): string {
     i = paren;
   }
   kept.push(text.slice(from));
-  return kept
-    .join("")
+  return plainText(kept.join(""));
+}
+
+/** Text without emphasis and code marks, its whitespace one space. */
+function plainText(text: string): string {
+  return text
     .replace(/\*\*|__|`/g, "")
     .replace(/\s+/g, " ")
     .trim();

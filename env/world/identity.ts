@@ -1,4 +1,5 @@
 import type { Rng } from "../rng.ts";
+import { patternCheck } from "./pattern.ts";
 import {
   FIRST_NAMES,
   LAST_NAMES,
@@ -114,15 +115,9 @@ export function makeIdentity(
 
 /** The places whose postal codes fit every zip or postcode pattern of a spec's parameters. */
 export function placesFitting(patterns: readonly string[]): Place[] {
-  const checks = patterns.flatMap((p) => {
-    try {
-      return [new RegExp(p, "u")];
-    } catch {
-      return [];
-    }
-  });
+  const checks = patterns.flatMap((p) => patternCheck(p) ?? []);
   const fitting = PLACES.filter((place) =>
-    checks.every((re) => re.test(place.zip) || re.test(place.zip.replace(/\s/g, ""))),
+    checks.every((accepts) => accepts(place.zip) || accepts(place.zip.replace(/\s/g, ""))),
   );
   return fitting.length > 0 ? fitting : [...PLACES];
 }
@@ -161,13 +156,8 @@ export function identityValue(
           ? [identity.date_of_birth, identity.date_of_birth.split("-").reverse().join("/")]
           : [identity[key]];
   if (!pattern) return forms[0];
-  let check: RegExp;
-  try {
-    check = new RegExp(pattern, "u");
-  } catch {
-    return forms[0];
-  }
-  return forms.find((f) => check.test(f));
+  const fits = patternCheck(pattern);
+  return fits ? forms.find(fits) : forms[0];
 }
 
 /**
@@ -176,13 +166,8 @@ export function identityValue(
  */
 export function fitDetail(field: string, value: string, pattern?: string): string {
   if (!pattern) return value;
-  let check: RegExp;
-  try {
-    check = new RegExp(pattern, "u");
-  } catch {
-    return value;
-  }
-  if (check.test(value)) return value;
+  const fits = patternCheck(pattern);
+  if (!fits || fits(value)) return value;
   const key = identityKey(field);
   const forms =
     key === "phone"
@@ -192,7 +177,7 @@ export function fitDetail(field: string, value: string, pattern?: string): strin
         : key === "date_of_birth"
           ? [value.split("-").reverse().join("/"), value.split("-").join("/")]
           : [value.trim()];
-  return forms.find((f) => check.test(f)) ?? value;
+  return forms.find(fits) ?? value;
 }
 
 /** A detail reduced to what identifies it: digits of a phone, letters of a name, a zip without spaces. */

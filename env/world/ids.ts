@@ -1,7 +1,7 @@
 import { Rng } from "../rng.ts";
 import { type InputIssue, SpecError } from "../util/errors.ts";
 import { regexLiteral, tokenMatches } from "../util/regex.ts";
-import { fromPattern } from "./pattern.ts";
+import { fromPattern, patternCheck } from "./pattern.ts";
 import { digits, uuid } from "./values.ts";
 
 /** What a parameter that names a record says about the identifier's shape. */
@@ -59,6 +59,8 @@ const EXAMPLE =
 const MIN_DIGITS = 4;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
+/** The longest id the world makes. */
+const MOST_ID = 256;
 /** Ids a shape makes to be checked against the parameters before it is chosen. */
 const SAMPLES = 8;
 
@@ -77,6 +79,8 @@ export function idFormat(
   prefix = defaultPrefix(entity),
 ): IdFormat {
   const refusal = (id: string, numeric: boolean): string | null => {
+    // An id a page long is nobody's to quote, and every record and lookup would carry it.
+    if (id.length > MOST_ID) return `an id of ${id.length} characters (at most ${MOST_ID})`;
     const value = numeric ? Number(id) : id;
     for (const param of params) {
       const problems = param.check?.(value) ?? [];
@@ -132,10 +136,15 @@ export function unfitParameters(
     if (refused)
       out.push({
         path: param.at,
-        message: `names ${entity} records, but no id the world can make passes its schema (${JSON.stringify(refused.value)}: ${refused.problems.join(", ")}); the world makes ids from an enum or const, a pattern, an example in the description ("such as ORD-1234"), a number type or the formats ${Object.keys(FORMATS).join(", ")} and uuid: give every parameter that names ${entity} records one of these, the same for all`,
+        message: `names ${entity} records, but no id the world can make passes its schema (${short(`${JSON.stringify(refused.value)}: ${refused.problems.join(", ")}`)}); the world makes ids from an enum or const, a pattern, an example in the description ("such as ORD-1234"), a number type or the formats ${Object.keys(FORMATS).join(", ")} and uuid: give every parameter that names ${entity} records one of these, the same for all`,
       });
   }
   return out;
+}
+
+/** A text cut to a message's worth: a pattern may be pages long. */
+function short(text: string, most = 300): string {
+  return text.length <= most ? text : `${text.slice(0, most - 1)}…`;
 }
 
 /** A closed set of ids narrowed to the values every parameter accepts. */
@@ -147,14 +156,8 @@ function withValues(shape: IdFormat, values: string[]): IdFormat {
 /** The shapes an entity's ids could take, in the order they are tried. */
 function* shapes(params: IdParameter[], prefix: string): Generator<IdFormat> {
   const patterns = params.flatMap((p) => (p.pattern ? [p.pattern] : []));
-  const checks = patterns.flatMap((p) => {
-    try {
-      return [new RegExp(p, "u")];
-    } catch {
-      return [];
-    }
-  });
-  const fits = (id: string) => checks.every((re) => re.test(id));
+  const checks = patterns.flatMap((p) => patternCheck(p) ?? []);
+  const fits = (id: string) => checks.every((accepts) => accepts(id));
   const types = params.flatMap((p) => (Array.isArray(p.type) ? p.type : p.type ? [p.type] : []));
   const numeric = types.includes("integer") || types.includes("number");
   const fixed = params.find((p) => p.const !== undefined);
@@ -223,11 +226,16 @@ function* shapes(params: IdParameter[], prefix: string): Generator<IdFormat> {
 
 /** The ids of a closed set: those values, and `outside` for one that names nothing. */
 function closedSet(values: string[], numeric: boolean, outside: (rng: Rng) => string): IdFormat {
+  // Only values as short as ids are looked for in text: an enum value of a page is nobody's id to
+  // quote, and would make the pattern too large to compile.
+  const quotable = values.filter((v) => v.length > 0 && v.length <= 64);
   const pattern = new RegExp(
-    `(?<![\\w#])(?:${values
-      .map(regexLiteral)
-      .sort((a, b) => b.length - a.length)
-      .join("|")})(?![\\w])`,
+    quotable.length === 0
+      ? "(?!)"
+      : `(?<![\\w#])(?:${quotable
+          .map(regexLiteral)
+          .sort((a, b) => b.length - a.length)
+          .join("|")})(?![\\w])`,
     "g",
   );
   return withFind({

@@ -6,6 +6,7 @@ import { nameWords, parametersPath, verbOf } from "../tools.ts";
 import { type InputIssue, SpecError } from "../util/errors.ts";
 import { lookup } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
+import { regexLiteral } from "../util/regex.ts";
 import { identityKey, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
 import {
@@ -911,9 +912,10 @@ export class WorldModel {
     }
     for (const sentence of this.#policy.split(/(?<=[.!?])\s+/)) {
       if (
-        new RegExp(`\\b${entity.name.replace(/_/g, " ")}s? (id|number|code)s?\\b`, "i").test(
-          sentence,
-        )
+        new RegExp(
+          `\\b${regexLiteral(entity.name).replace(/_/g, " ")}s? (id|number|code)s?\\b`,
+          "i",
+        ).test(sentence)
       )
         params.push({ description: sentence });
     }
@@ -952,7 +954,8 @@ function statusesSaid(sentence: string, forms: readonly string[]): string[] {
   for (const word of STATUS_WORDS) {
     const spaced = word.replace(/_/g, "[ _-]");
     for (const form of forms)
-      if (new RegExp(`\\b${spaced} ${form.replace(/_/g, " ")}`).test(lower)) found.add(word);
+      if (new RegExp(`\\b${spaced} ${regexLiteral(form).replace(/_/g, " ")}`).test(lower))
+        found.add(word);
   }
   return [...found];
 }
@@ -1002,6 +1005,24 @@ function fieldFor(entity: EntityModel, field: string): string {
   return matches.length === 1 ? (matches[0] as string) : field;
 }
 
+/**
+ * A text without its bracketed asides, as `/\([^)]*\)/g` would remove them, in one pass: that
+ * pattern reads to the end of the text from each of a run of `(` with no `)`.
+ */
+function withoutBrackets(text: string): string {
+  const kept: string[] = [];
+  let from = 0;
+  for (let open = text.indexOf("("); open >= 0; open = text.indexOf("(", from)) {
+    const close = text.indexOf(")", open);
+    // No `)` after this `(` is none after any later one either.
+    if (close < 0) break;
+    kept.push(text.slice(from, open));
+    from = close + 1;
+  }
+  kept.push(text.slice(from));
+  return kept.join("");
+}
+
 /** Words that end a field's name in a list ("fulfillments with tracking ids" → fulfillments). */
 const QUALIFIER =
   /\s(with|if|for|per|when|where|that|which|including|incl|as|from|to|on|by|in)\s.*$/;
@@ -1019,10 +1040,7 @@ function viewOf(tool: ToolDefinition): string[] | null {
         sentence,
       );
     if (!at) continue;
-    const list = sentence
-      .slice(at.index + at[0].length)
-      .replace(/\([^)]*\)/g, "")
-      .replace(/\.$/, "");
+    const list = withoutBrackets(sentence.slice(at.index + at[0].length)).replace(/\.$/, "");
     const fields = list
       .split(/,|\band\b|;/)
       .map((part) =>

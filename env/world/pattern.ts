@@ -1,7 +1,23 @@
 import RandExpModule from "randexp";
 import type { Rng } from "../rng.ts";
+import { linearPattern } from "../util/regex.ts";
 
 type Piece = { chars: string; min: number; max: number };
+
+/**
+ * Whether a string the world made (an id, a postcode, a phone) fits a spec's pattern, as the
+ * argument check will judge it: by RE2, in time linear in the string, whatever the pattern. Null
+ * when the pattern cannot run so (the spec is refused for it before any world is built) or is too
+ * large to compile.
+ */
+export function patternCheck(pattern: string): ((text: string) => boolean) | null {
+  try {
+    const re = linearPattern(pattern);
+    return (text) => re.test(text);
+  } catch {
+    return null;
+  }
+}
 
 /** A generator of strings that match a pattern, and the fewest characters a match takes. */
 export interface PatternGenerator {

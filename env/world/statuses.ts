@@ -1,4 +1,5 @@
 import { lookup } from "../util/lookup.ts";
+import { regexLiteral } from "../util/regex.ts";
 import { STATUSES } from "./vocabulary.ts";
 
 /**
@@ -162,8 +163,10 @@ export function requirementOf(
   if (named.length > 0) return { statuses: named, excluded: [], source: "its name" };
   const statuses: string[] = [];
   const excluded: string[] = [];
-  // Brackets are clauses of their own: "(status 'confirmed')" requires, "(unless turned off)" does not negate the rest.
-  for (const clause of description.split(/(?<=[.;!?])\s+|;\s*|,\s+|\s*[()]\s*/)) {
+  // Brackets are clauses of their own: "(status 'confirmed')" requires, "(unless turned off)" does
+  // not negate the rest. Runs of whitespace are one space first: `\s*[()]` would try a run of
+  // thousands of spaces again from each of them.
+  for (const clause of description.replace(/\s+/g, " ").split(/(?<=[.;!?]) |; ?|, | ?[()] ?/)) {
     if (RESULT.test(clause)) continue;
     const words = statesIn(clause, vocabulary, forms);
     if (words.length === 0) continue;
@@ -177,6 +180,9 @@ export function requirementOf(
     source: "its description",
   };
 }
+
+/** The longest status word read in a description: statuses are a word or three. */
+const MOST_STATUS = 64;
 
 /** Words before a status that make it a state ("is pending", "has not shipped", "in status"). */
 const STATE_LEAD =
@@ -201,7 +207,13 @@ function statesIn(
   const lower = clause.toLowerCase();
   const found: string[] = [];
   for (const word of vocabulary) {
-    const pattern = new RegExp(`(^|[^a-z_])${word.replace(/_/g, "[ _-]")}(?=$|[^a-z_])`, "g");
+    // A status from a spec's enum may be any text: it is matched as written, and only if it is
+    // as short as a status is.
+    if (word.length > MOST_STATUS) continue;
+    const pattern = new RegExp(
+      `(^|[^a-z_])${regexLiteral(word).replace(/_/g, "[ _-]")}(?=$|[^a-z_])`,
+      "g",
+    );
     for (const m of lower.matchAll(pattern)) {
       const at = (m.index ?? 0) + (m[1] as string).length;
       const before = lower.slice(Math.max(0, at - 24), at);
