@@ -63,6 +63,18 @@ export function depthProblems(value: unknown, limit = MAX_DEPTH): InputIssue[] {
   return problems;
 }
 
+/** Whether a value nests objects and arrays deeper than `limit`, found without recursion. */
+export function nestsDeeper(value: unknown, limit = MAX_DEPTH): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [next, depth] = stack.pop() as [unknown, number];
+    if (next === null || typeof next !== "object") continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(next)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Keywords whose schemas apply to the same value as the schema holding them. */
 const IN_PLACE_LISTS = ["allOf", "anyOf", "oneOf"] as const;
 const IN_PLACE_ONE = ["not", "if", "then", "else"] as const;

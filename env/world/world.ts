@@ -11,6 +11,7 @@ import {
 import { Agent } from "../agent.ts";
 import { bareJson } from "../arguments.ts";
 import { Rng } from "../rng.ts";
+import { MAX_DEPTH, nestsDeeper } from "../schema-checks.ts";
 import { InputError, type InputIssue, issuesOf } from "../util/errors.ts";
 import { buildWorld } from "./build.ts";
 import {
@@ -473,6 +474,11 @@ function parseArguments(
       problems: [`got ${Array.isArray(value) ? "an array" : typeof value}`],
     });
   }
+  // A client may send any depth; the check of a recursive schema would follow it to the stack's end.
+  if (nestsDeeper(value))
+    return refuse("invalid_arguments", "The arguments are nested too deeply", {
+      problems: [`objects and arrays are nested more than ${MAX_DEPTH} levels deep`],
+    });
   // Objects without a prototype: an argument named `constructor` or `__proto__` is the call's own.
   return { ok: true, args: bareJson(value as Record<string, unknown>) };
 }

@@ -4,7 +4,7 @@ import { SpecError } from "../../../env/util/errors.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import type { AgentSpec } from "../../../spec/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
-import { growth } from "../../support/hostile.ts";
+import { growth } from "../../support/growth.ts";
 import { specOf } from "../../support/specs.ts";
 
 /** A world of the spec, and every tool called once with the ids its person holds. */
@@ -38,10 +38,10 @@ describe("the world on specs written to break it", () => {
         ["cancel_order", { order_id: { type: "string" } }, ["order_id"]],
       ]);
       const tool = made.tools[1] as { function: { description: string } };
-      tool.function.description = `Cancel an order${" ".repeat(n)}(returns: ${"(".repeat(n)}status, total.`;
+      tool.function.description = `Cancel an order${" ".repeat(n)}now. Returns: ${"(".repeat(n)}status, total.`;
       return made;
     };
-    expect(growth((n) => callEveryTool(described(n)), 20_000)).toBeLessThan(8);
+    expect(growth(described, callEveryTool, 8_000, 5)).toBeLessThan(8);
   });
 
   it("refuses an id no shape can make short of pages at once, with a message of a line", () => {
@@ -62,5 +62,40 @@ describe("the world on specs written to break it", () => {
     );
     // A guard, not a measure: the shape of 30,000 characters took 9 s to give up on before.
     expect(performance.now() - started).toBeLessThan(2_000);
+  });
+
+  it("answers arguments nested thousands deep with a refusal, even for a recursive schema", () => {
+    const spec = specOf([
+      ["create_folder", { folder: { $ref: "#/definitions/folder" } }, []],
+      ["get_folder", { folder_id: { type: "string" } }, ["folder_id"]],
+    ]);
+    (
+      spec.tools[0] as { function: { parameters: Record<string, unknown> } }
+    ).function.parameters.definitions = {
+      folder: {
+        type: "object",
+        properties: {
+          name: { type: "string" },
+          children: { type: "array", items: { $ref: "#/definitions/folder" } },
+        },
+      },
+    };
+    const agent = Agent.from(spec);
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "create_folder" }),
+    });
+    const nested = (levels: number) => {
+      let folder = '{"name":"leaf"}';
+      for (let i = 0; i < levels; i++) folder = `{"name":"f${i}","children":[${folder}]}`;
+      return `{"folder":${folder}}`;
+    };
+    // Reproduction: ajv followed the reference down 20,000 levels and overflowed the stack.
+    const deep = world.call("create_folder", nested(20_000));
+    expect(deep).toMatchObject({ ok: false, error: "invalid_arguments" });
+    expect(JSON.parse(deep.content).problems).toEqual([
+      "objects and arrays are nested more than 64 levels deep",
+    ]);
+    expect(world.call("create_folder", nested(10)).error).not.toBe("invalid_arguments");
   });
 });
