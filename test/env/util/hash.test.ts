@@ -33,13 +33,13 @@ describe("canonicalJson", () => {
     expect(canonicalJson(value)).toBe(sortedStringify(value));
   });
 
-  it("serialises a value nested 100,000 levels deep, which overflowed the call stack", () => {
+  it("serialises a value nested 20,000 levels deep, which overflowed the call stack", () => {
     // Reproduction (issue 12): a tool schema nested ~2,500 levels inside `examples` overflowed here.
     let deep: unknown = [];
-    for (let i = 0; i < 100_000; i++) deep = i % 2 ? [deep] : { a: deep };
+    for (let i = 0; i < 20_000; i++) deep = i % 2 ? [deep] : { a: deep };
     const text = canonicalJson(deep);
-    // 50,000 arrays of two brackets, 50,000 objects of `{"a":…}`, the innermost `[]`.
-    expect(text.length).toBe(50_000 * 2 + 50_000 * 6 + 2);
+    // 10,000 arrays of two brackets, 10,000 objects of `{"a":…}`, the innermost `[]`.
+    expect(text.length).toBe(10_000 * 2 + 10_000 * 6 + 2);
     expect(text.startsWith('[{"a":[{"a":')).toBe(true);
   });
 
