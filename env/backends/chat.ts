@@ -6,7 +6,7 @@ import type {
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
 import type { ToolCall } from "../../spec/index.ts";
-import { BackendError, formatPath, InputError, messageOf } from "../util/errors.ts";
+import { BackendError, formatPath, InputError, messageOf, valueAt } from "../util/errors.ts";
 import type { Backend } from "./backend.ts";
 import { endpointOf } from "./endpoint.ts";
 
@@ -263,13 +263,4 @@ function kindOf(value: unknown): string {
 function snippet(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
-}
-
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let at = input;
-  for (const key of path) {
-    if (at === null || typeof at !== "object") return undefined;
-    at = (at as Record<PropertyKey, unknown>)[key];
-  }
-  return at;
 }

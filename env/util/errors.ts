@@ -93,7 +93,8 @@ function fewest(branches: readonly (readonly unknown[])[]): number {
   return best;
 }
 
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+/** The value at a path inside an input, or undefined where the path leaves it. */
+export function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let at = input;
   for (const key of path) {
     if (at === null || typeof at !== "object") return undefined;
