@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LIMITS, wholeBetween } from "./options.ts";
 
 /** Who serves a model: the offline roles, OpenAI, any OpenAI-compatible server, or a decision model. */
 export const ProviderSchema = z.enum(["offline", "openai", "openai-compatible", "typesafe"]);
@@ -20,11 +21,26 @@ export const BackendObjectSchema = z.object({
   max_tokens: z.int().min(1).optional(),
   seed: z.int().optional(),
   /** Per-call timeout in milliseconds (default 60000). */
-  timeout_ms: z.int().min(1).optional(),
+  timeout_ms: wholeBetween(
+    1,
+    "expected at least 1 ms (a whole number)",
+    LIMITS.backendTimeoutMs,
+    `expected at most ${LIMITS.backendTimeoutMs} ms`,
+  ).optional(),
   /** Retries on 429 and 5xx, with backoff that honours retry-after (default 2). */
-  max_retries: z.int().min(0).optional(),
+  max_retries: wholeBetween(
+    0,
+    "expected 0 or more retries (a whole number)",
+    LIMITS.backendRetries,
+    `expected at most ${LIMITS.backendRetries} retries`,
+  ).optional(),
   /** Calls in flight at once to this backend (default 8). */
-  concurrency: z.int().min(1).optional(),
+  concurrency: wholeBetween(
+    1,
+    "expected at least 1 call at once (a whole number)",
+    LIMITS.concurrency,
+    `expected at most ${LIMITS.concurrency} calls at once`,
+  ).optional(),
 });
 export type BackendObject = z.infer<typeof BackendObjectSchema>;
 

@@ -39,6 +39,10 @@ export const LIMITS = {
   rollouts: 1024,
   /** How hard the covering-array search tries: its iterations grow in proportion. */
   effort: 100,
+  /** Retries of one model call on 429 and 5xx, each after a backoff: more only delays the error. */
+  backendRetries: 20,
+  /** Milliseconds one model call may take (ten minutes; setTimeout cannot wait past 2^31 - 1). */
+  backendTimeoutMs: 600_000,
 } as const;
 
 /** Shows a refused value as it was given: a string quoted, anything else as written. */
@@ -62,7 +66,7 @@ const between = (min: number, expected: string, most: number, tooMany: string) =
 };
 
 /** A whole number from `min` to `most`; a fraction is refused as one below is. */
-const whole = (min: number, expected: string, most: number, tooMany: string) =>
+export const wholeBetween = (min: number, expected: string, most: number, tooMany: string) =>
   between(min, expected, most, tooMany).refine(Number.isInteger, { error: refused(expected) });
 
 /** A number between 0 and 1. */
@@ -91,7 +95,7 @@ const seed = () => {
  * cold-start flip. Rows default to one pass over the planned grid.
  */
 export const PlanOptionsSchema = z.object({
-  rows: whole(
+  rows: wholeBetween(
     1,
     "expected at least 1 row",
     LIMITS.rows,
@@ -114,19 +118,19 @@ export type PlanOptions = z.infer<typeof PlanOptionsSchema>;
  * are backend specs or objects, and the callbacks.
  */
 export const SimulateOptionsSchema = PlanOptionsSchema.omit({ effort: true }).extend({
-  concurrency: whole(
+  concurrency: wholeBetween(
     1,
     "expected at least 1 (a whole number)",
     LIMITS.concurrency,
     `expected at most ${LIMITS.concurrency} episodes at once`,
   ).optional(),
-  maxTurns: whole(
+  maxTurns: wholeBetween(
     1,
     "expected at least 1 turn (a whole number)",
     LIMITS.maxTurns,
     `expected at most ${LIMITS.maxTurns} turns`,
   ).optional(),
-  rollouts: whole(
+  rollouts: wholeBetween(
     1,
     "expected at least 1 rollout per situation (a whole number)",
     LIMITS.rollouts,
@@ -148,7 +152,7 @@ export const GradeOptionsSchema = z.object({
   rubric: text("expected the rubric's text").optional(),
   judge: text("expected a name").optional(),
   version: text("expected a version").optional(),
-  concurrency: whole(
+  concurrency: wholeBetween(
     1,
     "expected at least 1 (a whole number)",
     LIMITS.concurrency,
