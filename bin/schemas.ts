@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { checkOutputFolder, writeFileAtomic } from "../env/index.ts";
+import { checkOutputFolder, writeFilesAtomic } from "../env/index.ts";
 import { jsonSchemas } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
 
@@ -15,7 +15,7 @@ export function schemaFiles(): Map<string, string> {
   );
 }
 
-/** `rehearse schemas`: writes (or checks) the JSON Schemas generated from spec/. */
+/** `rehearse schemas`: writes (or checks) the JSON Schemas generated from spec/, all of them or none. */
 export function schemasCommand(program: Command, io: Io, done: (code: number) => void): void {
   program
     .command("schemas")
@@ -29,22 +29,23 @@ export function schemasCommand(program: Command, io: Io, done: (code: number) =>
 
 async function schemas(flags: { out: string; check?: boolean }, io: Io): Promise<number> {
   const files = schemaFiles();
-  if (!flags.check)
+  if (!flags.check) {
     await checkOutputFolder(flags.out, {
       what: "schemas flags",
       field: "--out",
       name: [...files.keys()].reduce((a, b) => (b.length > a.length ? b : a)),
     });
+    // One set of schemas: every file is written, or none is changed.
+    const paths = new Map([...files].map(([file, content]) => [join(flags.out, file), content]));
+    await writeFilesAtomic(paths);
+    for (const path of paths.keys()) io.out(`wrote ${path}\n`);
+    return EXIT.ok;
+  }
   const stale: string[] = [];
   for (const [file, content] of files) {
     const path = join(flags.out, file);
-    if (flags.check) {
-      const current = await readFile(path, "utf8").catch(() => null);
-      if (current !== content) stale.push(path);
-    } else {
-      await writeFileAtomic(path, content);
-      io.out(`wrote ${path}\n`);
-    }
+    const current = await readFile(path, "utf8").catch(() => null);
+    if (current !== content) stale.push(path);
   }
   if (stale.length === 0) return EXIT.ok;
   io.err(`stale or missing (run npm run schemas):\n${stale.map((s) => `  ${s}`).join("\n")}\n`);

@@ -91,6 +91,7 @@ export {
   type SituationSource,
   splitOf,
 } from "./situations.ts";
+export * from "./training.ts";
 export {
   BackendError,
   InputError,
@@ -107,5 +108,6 @@ export {
   readTextFile,
   shownPath,
   writeFileAtomic,
+  writeFilesAtomic,
 } from "./util/files.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

@@ -28,6 +28,37 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
 }
 
+/**
+ * Writes several files as one: each goes to a temp file beside it, and only when every one is
+ * whole are they renamed into place. A write that fails leaves every old file as it was and no
+ * temp file behind; a place taken by a folder is found before anything is renamed.
+ */
+export async function writeFilesAtomic(
+  files: ReadonlyMap<string, string | Uint8Array>,
+): Promise<void> {
+  const staged: { path: string; temp: string }[] = [];
+  let at = "";
+  try {
+    for (const [path, data] of files) {
+      at = path;
+      const kind = await kindOf(path);
+      if (kind !== null && kind !== "file")
+        throw Object.assign(new Error("a folder is in its place"), { code: "EISDIR" });
+      const temp = tempPath(path);
+      staged.push({ path, temp });
+      await makeFolder(dirname(path));
+      await writeFile(temp, data, { flag: "wx" });
+    }
+    for (const { path, temp } of staged) {
+      at = path;
+      await rename(temp, path);
+    }
+  } catch (error) {
+    for (const { temp } of staged) await discard(temp);
+    throw writeFailure(at, error);
+  }
+}
+
 /** Removes a temp file if it is there; a failure to, which would hide the error that matters, is ignored. */
 export async function discard(temp: string): Promise<void> {
   await rm(temp, { force: true }).catch(() => {});
