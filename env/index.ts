@@ -91,7 +91,6 @@ export {
   type SituationSource,
   splitOf,
 } from "./situations.ts";
-export * from "./training.ts";
 export {
   BackendError,
   InputError,
