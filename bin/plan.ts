@@ -72,6 +72,8 @@ function summary(agent: Agent, plan: PlanSummary): string {
     `coverage  ${pairs_covered} / ${pairs_planned} pairs = ${fraction.toFixed(3)}`,
     ...policyLines(plan),
     ...toolLines(plan),
+    // What no call can meet, as `rehearse simulate` shows it: before any run, not after one.
+    ...plan.warnings.map((w) => `warning   ${w}`),
     "",
   ].join("\n");
 }

@@ -20,6 +20,7 @@ import type { PolicyReading } from "./policy/index.ts";
 import { Rng, type Seed } from "./rng.ts";
 import { InputError, issuesOf, SpecError } from "./util/errors.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
+import { WorldModel } from "./world/model.ts";
 
 /** The flip's effect over the whole run: how many fault cells were visited and how many kept their fault. */
 export interface FlipReport {
@@ -56,6 +57,11 @@ export interface Plan {
   policy: PolicyReading;
   /** Every tool's role (situation, utility, hand-off), its access, and what told us. */
   tools: ToolReading[];
+  /**
+   * What the spec asks that some calls can never meet (`path: why`), as the run's `warnings` will
+   * carry them: a run still works, but a person should read these first.
+   */
+  warnings: string[];
   /** The situations to run, in order. */
   cells: Situation[];
   /** Coverage of what those situations visit. */
@@ -94,6 +100,9 @@ export class Planner {
 
   constructor(spec: unknown, options: PlanOptions = {}) {
     this.agent = Agent.from(spec);
+    // The model every world of the run is built on: a spec whose ids no world can make is refused
+    // here, by path, so a plan says so as a run would, and a run before any row.
+    WorldModel.of(this.agent);
     const parsed = PlanOptionsSchema.safeParse(options);
     if (!parsed.success) throw new InputError("plan options", issuesOf(parsed.error, options));
     const agent = this.agent;
@@ -271,6 +280,7 @@ function planOf(planner: Planner, summary: WalkSummary): PlanSummary {
       access,
       access_source,
     })),
+    warnings: [...agent.warnings],
     coverage: summary.coverage,
   };
 }
