@@ -14,6 +14,7 @@ import { attachLabels } from "./grade/agreement.ts";
 import { type GradeOptions, gradeRows } from "./grade/grade.ts";
 import { gradeReport } from "./grade/report.ts";
 import { datasetPaths, readMeta, readRows, writeDataset } from "./jsonl.ts";
+import { type SftRow, type TrainingSetOptions, trainingRows } from "./training.ts";
 import { InputError } from "./util/errors.ts";
 
 /**
@@ -105,6 +106,14 @@ export class Dataset {
   /** The grade report of the rows as they are now. */
   async report(): Promise<GradeReport> {
     return gradeReport(await this.rows());
+  }
+
+  /**
+   * The supervised training set (the brief's `data.training_set()`): TRL conversational rows
+   * (`messages`, `tools`) with a `loss_mask`, from passing rows only unless `passing: false`.
+   */
+  async trainingSet(options: TrainingSetOptions = {}): Promise<SftRow[]> {
+    return trainingRows(await this.rows(), options);
   }
 
   /** The agent spec the rows were made from, from the sidecar. */

@@ -59,6 +59,7 @@ export {
   situationId,
   type WalkSummary,
 } from "./plan.ts";
+export { QualityTally, touchedSituation } from "./quality.ts";
 export { Rng, type Seed } from "./rng.ts";
 export { assignRoles, FallbackWriter, type RoleChoices, type Roles } from "./roles/assign.ts";
 export { ModelAgent } from "./roles/model-agent.ts";
@@ -91,6 +92,7 @@ export {
   type SituationSource,
   splitOf,
 } from "./situations.ts";
+export * from "./training.ts";
 export {
   BackendError,
   InputError,
@@ -109,4 +111,5 @@ export {
   writeFileAtomic,
   writeFilesAtomic,
 } from "./util/files.ts";
+export { canonicalJson, sha256 } from "./util/hash.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";
