@@ -1,0 +1,295 @@
+import type { WebSocket } from "ws";
+import { type Episode, EpisodeError, InputError, messageOf } from "../env/index.ts";
+import type {
+  ClientMessage,
+  RequestId,
+  ServerMessage,
+  WireError,
+  WireErrorCode,
+} from "../spec/index.ts";
+import type { Metrics } from "./metrics.ts";
+import { decodeFrame, type Encoding, encodeReply, wireError } from "./protocol.ts";
+import { NO_SESSION_STATE, Session, type SessionHooks } from "./session.ts";
+import { CapacityError, type SessionTable } from "./sessions.ts";
+
+/** Requests one connection may have waiting; past it, a frame is answered RATE_LIMITED at once. */
+const MAX_PENDING = 64;
+
+/** Close codes: capacity (try again later), a factory that failed, a session that cannot be had, another connection resumed it. */
+const CLOSE = {
+  normal: 1000,
+  away: 1001,
+  session: 1008,
+  factory: 1011,
+  capacity: 1013,
+  resumed: 4000,
+};
+
+/** What every connection shares: the session table, the counters, the limits and the episode factory. */
+export interface ConnectionContext {
+  readonly table: SessionTable;
+  readonly metrics: Metrics;
+  readonly maxFrameBytes: number;
+  readonly stepRate: number;
+  readonly hooks: SessionHooks;
+  /** Makes the episode of a new session (OpenEnv's environment factory). */
+  newEpisode(): Episode;
+  /** True once the server is shutting down: frames are answered, nothing new runs. */
+  readonly draining: boolean;
+}
+
+/** An error that ends the connection after its reply (OpenEnv's capacity, factory and session errors). */
+class Fatal extends Error {
+  constructor(
+    readonly error: WireError,
+    readonly closeCode: number,
+  ) {
+    super(error.message);
+  }
+}
+
+/**
+ * One WebSocket connection: reads each frame (JSON text or MessagePack binary), runs it against
+ * its session in order, and answers it in the frame's encoding with the request's `id`. A bad
+ * frame is answered with an error and the connection stays usable; only capacity, factory and
+ * session errors close it, as in OpenEnv.
+ */
+export class Connection {
+  session: Session | null = null;
+  /** When a frame last came or a reply last went (ms, performance.now()). */
+  lastActive = performance.now();
+  readonly #socket: WebSocket;
+  readonly #context: ConnectionContext;
+  #queue: Promise<void> = Promise.resolve();
+  #pending = 0;
+
+  constructor(socket: WebSocket, context: ConnectionContext) {
+    this.#socket = socket;
+    this.#context = context;
+    socket.on("message", (data, isBinary) =>
+      this.#receive(data as Buffer, isBinary ? "msgpack" : "json"),
+    );
+    socket.on("close", () => this.#dropped());
+  }
+
+  /** Resolves once every frame received so far is answered. */
+  idle(): Promise<void> {
+    return this.#queue;
+  }
+
+  /** Closes the socket (a reason of at most 123 bytes, as WebSocket allows). */
+  close(code: number, reason: string): void {
+    if (this.#socket.readyState <= 1) this.#socket.close(code, reason.slice(0, 120));
+  }
+
+  /** Another connection resumed this one's session: this one lets it go and closes. */
+  takeOver(): void {
+    this.session = null;
+    this.close(CLOSE.resumed, "session resumed on another connection");
+  }
+
+  #receive(frame: Buffer, encoding: Encoding): void {
+    this.lastActive = performance.now();
+    const { maxFrameBytes } = this.#context;
+    if (frame.length > maxFrameBytes) {
+      this.#fail(
+        wireError(
+          "VALIDATION_ERROR",
+          `frame of ${frame.length} bytes is over the server's limit of ${maxFrameBytes}`,
+        ),
+        encoding,
+      );
+      return;
+    }
+    if (this.#pending >= MAX_PENDING) {
+      this.#fail(
+        wireError(
+          "RATE_LIMITED",
+          `${MAX_PENDING} requests are already waiting on this connection: await replies before sending more`,
+        ),
+        encoding,
+      );
+      return;
+    }
+    this.#pending++;
+    const started = performance.now();
+    this.#queue = this.#queue.then(async () => {
+      try {
+        await this.#handle(frame, encoding, started);
+      } catch (error) {
+        // Nothing a frame does may take the server down: what escaped the handler is the session's error.
+        this.#fail(wireError("SESSION_ERROR", messageOf(error)), encoding);
+      } finally {
+        this.#pending--;
+      }
+    });
+  }
+
+  async #handle(frame: Buffer, encoding: Encoding, started: number): Promise<void> {
+    const decoded = decodeFrame(frame, encoding);
+    if (!decoded.ok) {
+      this.#fail(decoded.error, encoding, decoded.id);
+      return;
+    }
+    const message = decoded.message;
+    const id = message.id ?? null;
+    if (this.#context.draining && message.type !== "close" && message.type !== "state") {
+      this.#fail(wireError("EXECUTION_ERROR", "the server is shutting down"), encoding, id);
+      return;
+    }
+    try {
+      const reply = await this.#answer(message, id);
+      if (reply) this.#send(reply, encoding, id);
+      if (message.type === "step") this.#context.metrics.step((performance.now() - started) / 1000);
+    } catch (error) {
+      if (error instanceof Fatal) {
+        this.#fail(error.error, encoding, id);
+        this.close(error.closeCode, error.error.message);
+        return;
+      }
+      this.#fail(errorOf(error), encoding, id);
+    }
+  }
+
+  /** The reply to one well-formed message (none for `close`, which closes the connection). */
+  async #answer(message: ClientMessage, id: RequestId | null): Promise<ServerMessage | null> {
+    const { metrics } = this.#context;
+    switch (message.type) {
+      case "reset": {
+        const session = this.session ?? this.#open();
+        this.#pace(session);
+        const data = await session.run(() => session.reset(message.data ?? {}, id));
+        metrics.resets++;
+        return { type: "observation", data };
+      }
+      case "step": {
+        const session = this.session;
+        if (!session) throw new EpisodeError("step before reset: send a reset message first");
+        this.#pace(session);
+        const data = await session.run(() => session.step(message.data.message, id));
+        if (data.done) metrics.episodesFinished++;
+        return { type: "observation", data };
+      }
+      case "state":
+        return { type: "state", data: this.session?.state() ?? NO_SESSION_STATE };
+      case "reward": {
+        const session = this.session;
+        if (!session) throw new EpisodeError("no episode yet: send a reset message first");
+        return { type: "reward", data: await session.run(() => session.reward()) };
+      }
+      case "resume":
+        return { type: "state", data: await this.#resume(message.data.session_id) };
+      case "close":
+        if (this.session) this.#context.table.remove(this.session);
+        this.session = null;
+        this.close(CLOSE.normal, "closed by the client");
+        return null;
+    }
+  }
+
+  /** A new session for this connection, or the error that ends the connection. */
+  #open(): Session {
+    const { table, stepRate, hooks } = this.#context;
+    try {
+      const session = table.add(() => {
+        let episode: Episode;
+        try {
+          episode = this.#context.newEpisode();
+        } catch (error) {
+          throw new Fatal(
+            wireError("FACTORY_ERROR", `the episode could not be made: ${messageOf(error)}`),
+            CLOSE.factory,
+          );
+        }
+        return new Session(episode, stepRate, hooks);
+      });
+      session.connection = this;
+      this.session = session;
+      return session;
+    } catch (error) {
+      if (!(error instanceof CapacityError)) throw error;
+      throw new Fatal(
+        {
+          ...wireError("CAPACITY_REACHED", error.message),
+          active_sessions: error.active,
+          max_sessions: error.max,
+        },
+        CLOSE.capacity,
+      );
+    }
+  }
+
+  /** Attaches a dropped connection's session to this one, once its work in flight is done. */
+  async #resume(sessionId: string) {
+    if (this.session && this.session.id !== sessionId)
+      throw new InputError("resume", [
+        {
+          path: "data.session_id",
+          message: `this connection already holds session ${this.session.id}; resume on a new connection`,
+        },
+      ]);
+    const session = this.#context.table.get(sessionId);
+    if (!session)
+      throw new Fatal(
+        wireError(
+          "SESSION_ERROR",
+          `no session ${JSON.stringify(sessionId.slice(0, 64))}: it was closed, or its idle TTL passed`,
+        ),
+        CLOSE.session,
+      );
+    if (session.connection && session.connection !== this) session.connection.takeOver();
+    session.connection = this;
+    this.session = session;
+    await session.settled();
+    session.lastActive = performance.now();
+    return session.state(true);
+  }
+
+  /** Refuses a reset or step past the session's rate with how long to wait. */
+  #pace(session: Session): void {
+    const wait = session.bucket.take();
+    if (wait > 0) throw new RateLimited(this.#context.stepRate, wait);
+  }
+
+  #dropped(): void {
+    const session = this.session;
+    if (session && session.connection === this) {
+      session.connection = null;
+      session.lastActive = performance.now();
+    }
+  }
+
+  #fail(error: WireError, encoding: Encoding, id?: RequestId | null): void {
+    this.#context.metrics.error(error.code);
+    this.#send({ type: "error", data: error }, encoding, id ?? null);
+  }
+
+  #send(reply: ServerMessage, encoding: Encoding, id: RequestId | null): void {
+    if (this.#socket.readyState !== 1) return;
+    this.lastActive = performance.now();
+    this.#socket.send(encodeReply(id === null ? reply : { ...reply, id }, encoding));
+  }
+}
+
+/** A step or reset over the session's rate. */
+class RateLimited extends Error {
+  constructor(
+    readonly rate: number,
+    readonly waitMs: number,
+  ) {
+    super(`over this session's rate of ${rate} resets and steps a second; retry in ${waitMs} ms`);
+  }
+}
+
+/** The error reply for what a message's handling threw. */
+function errorOf(error: unknown): WireError {
+  if (error instanceof InputError)
+    return {
+      ...wireError("VALIDATION_ERROR", error.message),
+      errors: error.issues.map(({ path, message }) => ({ path, message })),
+    };
+  if (error instanceof RateLimited)
+    return { ...wireError("RATE_LIMITED", error.message), retry_after_ms: error.waitMs };
+  const code: WireErrorCode = "EXECUTION_ERROR";
+  return wireError(code, messageOf(error));
+}

@@ -1,0 +1,172 @@
+import { join } from "node:path";
+import {
+  type Agent,
+  checkDatasetOutput,
+  Dataset,
+  PairwiseCounter,
+  type Planner,
+  QualityTally,
+  touchedSituation,
+} from "../env/index.ts";
+import pkg from "../package.json" with { type: "json" };
+import type { DatasetMeta, FreezeRequest, FreezeResult, Row } from "../spec/index.ts";
+
+/** Who played the roles of the server's episodes, as a dataset's sidecar records them. */
+export interface FreezeRoles {
+  maxTurns: number;
+  simulator: string;
+  userModel: string;
+}
+
+/**
+ * The episodes finished since the last freeze, oldest first, at most `keep` of them (older ones
+ * give way and are counted, so a server nobody freezes holds bounded memory).
+ */
+export class FinishedEpisodes {
+  readonly #keep: number;
+  #rows: Row[] = [];
+  #dropped = 0;
+
+  constructor(keep: number) {
+    this.#keep = keep;
+  }
+
+  add(row: Row): void {
+    this.#rows.push(row);
+    if (this.#rows.length > this.#keep) {
+      // Dropping in batches keeps adding cheap: the array is cut once per `keep / 8` rows.
+      const excess = this.#rows.length - this.#keep + Math.floor(this.#keep / 8);
+      this.#rows = this.#rows.slice(excess);
+      this.#dropped += excess;
+    }
+  }
+
+  /** Takes every kept row and the count of those that gave way, leaving the buffer empty. */
+  take(): { rows: Row[]; dropped: number } {
+    const taken = { rows: this.#rows, dropped: this.#dropped };
+    this.#rows = [];
+    this.#dropped = 0;
+    return taken;
+  }
+
+  /** Puts rows back in front (a freeze that failed to write loses nothing). */
+  restore(taken: { rows: Row[]; dropped: number }): void {
+    this.#rows = [...taken.rows, ...this.#rows];
+    this.#dropped += taken.dropped;
+  }
+
+  get size(): number {
+    return this.#rows.length;
+  }
+
+  /** The most rows kept between freezes. */
+  get keep(): number {
+    return this.#keep;
+  }
+}
+
+/**
+ * `POST /v1/freeze`: writes the finished episodes to `<folder>/<name>` as a dataset in
+ * `simulate()`'s row format with the same sidecar (spec, options, coverage, quality, degraded,
+ * warnings), atomically, so `loadDataset()` and the exporters read it like any run.
+ */
+export async function freeze(
+  finished: FinishedEpisodes,
+  request: FreezeRequest,
+  setting: { folder: string; agent: Agent; plan: Planner; roles: FreezeRoles },
+): Promise<FreezeResult> {
+  const path = join(setting.folder, request.name);
+  await checkDatasetOutput(path, {
+    what: "freeze request",
+    style: "options",
+    reads: [],
+    resume: false,
+    overwrite: request.overwrite === true,
+  });
+  const taken = finished.take();
+  try {
+    const meta = sidecar(taken.rows, taken.dropped, finished.keep, setting);
+    await new Dataset({ rows: taken.rows, meta }).save(path);
+    return { path, rows: taken.rows.length, sidecar: `${path}.meta.json`, dropped: taken.dropped };
+  } catch (error) {
+    finished.restore(taken);
+    throw error;
+  }
+}
+
+/** The sidecar of frozen episodes, counted as `simulate()` counts a run. */
+function sidecar(
+  rows: readonly Row[],
+  dropped: number,
+  keep: number,
+  { agent, plan, roles }: { agent: Agent; plan: Planner; roles: FreezeRoles },
+): DatasetMeta {
+  const coverage = new PairwiseCounter(agent);
+  const touched = new PairwiseCounter(agent);
+  const quality = new QualityTally(agent);
+  let fallbacks = 0;
+  let lastFallback = "";
+  let broken = 0;
+  let lastBreak = "";
+  const writerErrors = new Set<string>();
+  for (const row of rows) {
+    coverage.visit(row.situation.axes);
+    if (touchedSituation(row)) touched.visit(row.situation.axes);
+    quality.add(row);
+    const fallback = row.episode.writer_fallback;
+    if (fallback) {
+      fallbacks++;
+      lastFallback = fallback.error;
+      writerErrors.add(fallback.error);
+    }
+    if (row.episode.ended_by === "error") {
+      broken++;
+      lastBreak = row.episode.errors.at(-1) ?? "";
+    }
+  }
+  const pairwise = touched.result();
+  return {
+    version: 1,
+    generator: `rehearse ${pkg.version} serve`,
+    spec: agent.spec,
+    spec_hash: agent.hash,
+    options: {
+      rows: plan.rows,
+      seed: plan.seed,
+      fault_rate: plan.faultRate,
+      prefer_success: plan.preferSuccess,
+      max_turns: roles.maxTurns,
+      rollouts: 1,
+      slip_rate: 0,
+      agent: rows[0]?.models.agent ?? "external",
+      simulator: roles.simulator,
+      user_model: roles.userModel,
+    },
+    rows: rows.length,
+    complete: true,
+    coverage: {
+      pairwise: {
+        ...coverage.result(),
+        pairs_touched: pairwise.pairs_covered,
+        touched_fraction: pairwise.fraction,
+      },
+    },
+    quality: quality.result(),
+    degraded: {
+      ...(fallbacks > 0
+        ? { generator_fallback: { rows: fallbacks, last_error: lastFallback } }
+        : {}),
+      ...(broken > 0 ? { role_errors: { rows: broken, last_error: lastBreak } } : {}),
+    },
+    warnings: [
+      ...agent.warnings,
+      ...(dropped > 0
+        ? [
+            `${dropped} finished episodes were not kept: the server keeps at most ${keep} between freezes (raise keepEpisodes, or freeze more often)`,
+          ]
+        : []),
+      ...quality.warnings(),
+    ],
+    search: { budget: plan.rows, mutations: [], writer_errors: [...writerErrors].slice(0, 20) },
+  };
+}

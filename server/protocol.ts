@@ -1,0 +1,91 @@
+import { Packr } from "msgpackr";
+import { issuesOf } from "../env/index.ts";
+import {
+  CLIENT_MESSAGE_TYPES,
+  type ClientMessage,
+  ClientMessageSchema,
+  type RequestId,
+  RequestIdSchema,
+  type ServerMessage,
+  type WireError,
+  type WireErrorCode,
+} from "../spec/index.ts";
+
+/** How a frame was sent, and how its reply goes back: JSON in text frames, MessagePack in binary ones. */
+export type Encoding = "json" | "msgpack";
+
+/**
+ * Standard MessagePack (no msgpackr records, undefined as nil), so Python's `msgpack`, or any
+ * other implementation, reads what the server writes and writes what it reads.
+ */
+const packr = new Packr({ useRecords: false, encodeUndefinedAsNil: true });
+
+/** A frame read into a message, or the error reply it earns (with the request id when one could be read). */
+export type Decoded =
+  | { ok: true; message: ClientMessage }
+  | { ok: false; error: WireError; id?: RequestId };
+
+const KNOWN_TYPES = new Set<string>(CLIENT_MESSAGE_TYPES);
+
+/**
+ * Reads one frame: bytes that do not parse are INVALID_JSON (for MessagePack too: OpenEnv has one
+ * code for an unreadable frame), a type we do not speak is UNKNOWN_TYPE, and a message of a known
+ * type with wrong fields is VALIDATION_ERROR with each problem at its path.
+ */
+export function decodeFrame(frame: Buffer | string, encoding: Encoding): Decoded {
+  let value: unknown;
+  try {
+    value = encoding === "json" ? JSON.parse(frame.toString()) : packr.unpack(frame as Buffer);
+  } catch (error) {
+    const what = encoding === "json" ? "Invalid JSON" : "Invalid MessagePack";
+    return { ok: false, error: wireError("INVALID_JSON", `${what}: ${reason(error)}`) };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    return {
+      ok: false,
+      error: wireError("INVALID_JSON", 'expected an object such as {"type": "reset"}'),
+    };
+  const record = value as Record<string, unknown>;
+  const id = RequestIdSchema.safeParse(record.id);
+  const echo = id.success ? { id: id.data } : {};
+  const type = record.type;
+  if (typeof type !== "string" || !KNOWN_TYPES.has(type))
+    return {
+      ok: false,
+      ...echo,
+      error: wireError(
+        "UNKNOWN_TYPE",
+        `Unknown message type: ${shown(type)}; expected one of ${CLIENT_MESSAGE_TYPES.join(", ")}`,
+      ),
+    };
+  const parsed = ClientMessageSchema.safeParse(record);
+  if (!parsed.success)
+    return {
+      ok: false,
+      ...echo,
+      error: {
+        ...wireError("VALIDATION_ERROR", `Invalid ${type} message`),
+        errors: issuesOf(parsed.error, record),
+      },
+    };
+  return { ok: true, message: parsed.data };
+}
+
+/** Writes a reply in the encoding its request came in. */
+export function encodeReply(reply: ServerMessage, encoding: Encoding): string | Buffer {
+  return encoding === "json" ? JSON.stringify(reply) : packr.pack(reply);
+}
+
+/** An error reply's data. */
+export function wireError(code: WireErrorCode, message: string): WireError {
+  return { message, code };
+}
+
+function reason(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).slice(0, 200);
+}
+
+function shown(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value.slice(0, 64));
+  return value === undefined ? "none" : typeof value;
+}
