@@ -12,4 +12,5 @@
  * @module
  */
 export * from "./env/index.ts";
+export * from "./exporters/index.ts";
 export * from "./spec/index.ts";

@@ -15,9 +15,13 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { InputError, messageOf } from "../env/index.ts";
 import pkg from "../package.json" with { type: "json" };
+import { decontaminateCommand } from "./decontaminate.ts";
+import { exportCommand } from "./export.ts";
 import { gradeCommand } from "./grade.ts";
 import { EXIT, type Io, processIo } from "./io.ts";
 import { planCommand } from "./plan.ts";
+import { pullCommand } from "./pull.ts";
+import { pushCommand } from "./push.ts";
 import { schemasCommand } from "./schemas.ts";
 import { simulateCommand } from "./simulate.ts";
 
@@ -47,6 +51,10 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
   gradeCommand(program, io, done);
   planCommand(program, io, done);
   schemasCommand(program, io, done);
+  pushCommand(program, io, done);
+  pullCommand(program, io, done);
+  exportCommand(program, io, done);
+  decontaminateCommand(program, io, done);
 
   try {
     await program.parseAsync([...argv], { from: "user" });
