@@ -100,6 +100,7 @@ export class Planner {
 
   constructor(spec: unknown, options: PlanOptions = {}) {
     this.agent = Agent.from(spec);
+    refuseLargeAxes(this.agent);
     // The model every world of the run is built on: a spec whose ids no world can make is refused
     // here, by path, so a plan says so as a run would, and a run before any row.
     WorldModel.of(this.agent);
@@ -117,6 +118,7 @@ export class Planner {
         { path: "axes.forbid", message: "the forbidden pairs leave no situation possible" },
       ]);
     }
+    refuseLargeGrid(this.#space);
     this.grid = coveringArray(
       {
         levels: AXIS_NAMES.map((a) => agent.axes[a].length),
@@ -283,6 +285,58 @@ function planOf(planner: Planner, summary: WalkSummary): PlanSummary {
     warnings: [...agent.warnings],
     coverage: summary.coverage,
   };
+}
+
+/** Where the values of each axis come from in a spec, to name what makes a plan too large. */
+const AXIS_SOURCES: Record<AxisName, { field: string; what: string }> = {
+  tool: { field: "tools", what: "tools" },
+  rule: { field: "policy", what: "rules" },
+  stance: { field: "axes.stances", what: "stances" },
+  world: { field: "axes.worlds", what: "worlds" },
+  condition: { field: "axes.conditions", what: "conditions" },
+  history: { field: "axes.histories", what: "histories" },
+};
+
+/**
+ * Refuses, by the field that makes them, axes with more values than `LIMITS.axisValues`: the
+ * covering array weighs every value of every axis for each row it adds, so 10,000 rules planned
+ * for hours. Checked before anything is built from the axes.
+ */
+function refuseLargeAxes(agent: Agent): void {
+  const issues = AXIS_NAMES.filter((axis) => agent.axes[axis].length > LIMITS.axisValues).map(
+    (axis) => {
+      const { field, what } = AXIS_SOURCES[axis];
+      return {
+        path: field,
+        message: `${agent.axes[axis].length} ${what} make as many values of the ${axis} axis; a plan takes at most ${LIMITS.axisValues} (the grid pairs every value with those of the other axes)`,
+      };
+    },
+  );
+  if (issues.length > 0) throw new SpecError("agent spec", issues);
+}
+
+/**
+ * Refuses a plan whose smallest grid has more than `LIMITS.gridRows` rows: every pair of values of
+ * two axes that may meet needs a row of its own, and planning takes time about the square of the
+ * rows. Named by the two axes that make it.
+ */
+function refuseLargeGrid(counter: PairwiseCounter): void {
+  const { space, reach } = counter;
+  for (let i = 0; i < AXIS_NAMES.length; i++) {
+    for (let j = i + 1; j < AXIS_NAMES.length; j++) {
+      const { start, count } = space.block(i, j);
+      let needed = 0;
+      for (let p = start; p < start + count; p++) needed += reach.target[p] as number;
+      if (needed <= LIMITS.gridRows) continue;
+      const [a, b] = [AXIS_NAMES[i] as AxisName, AXIS_NAMES[j] as AxisName];
+      throw new SpecError("agent spec", [
+        {
+          path: `${AXIS_SOURCES[a].field} × ${AXIS_SOURCES[b].field}`,
+          message: `${needed} pairs of ${AXIS_SOURCES[a].what} and ${AXIS_SOURCES[b].what} may meet, and each needs a situation of its own; a plan takes at most ${LIMITS.gridRows} (fewer values, or rules scoped to the tools they concern)`,
+        },
+      ]);
+    }
+  }
 }
 
 /** A situation's stable id: the same spec, coordinate and seed always give the same id. */

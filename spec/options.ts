@@ -39,6 +39,16 @@ export const LIMITS = {
   rollouts: 1024,
   /** How hard the covering-array search tries: its iterations grow in proportion. */
   effort: 100,
+  /**
+   * Values of one axis of a plan (tools, rules, stances, histories): the covering array's search
+   * weighs every value of every axis for each row it adds.
+   */
+  axisValues: 500,
+  /**
+   * Rows the smallest grid of a plan can have (the target pairs of its two largest axes): planning
+   * takes time about the square of it, some seconds at this bound.
+   */
+  gridRows: 5000,
   /** Retries of one model call on 429 and 5xx, each after a backoff: more only delays the error. */
   backendRetries: 20,
   /** Milliseconds one model call may take (ten minutes; setTimeout cannot wait past 2^31 - 1). */

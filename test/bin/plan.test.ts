@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../env/agent.ts";
+import { LIMITS } from "../../spec/index.ts";
 import { UNWORKABLE, WARNED } from "../env/plan-specs.ts";
 import { rehearse } from "../support/cli.ts";
 
@@ -37,5 +38,18 @@ describe("rehearse plan warns about or refuses a spec that cannot work, before a
       );
       expect(run.stderr).not.toMatch(/\n\s+at /);
     }
+  });
+
+  it("refuses a policy of 10,000 rules by name, with exit 2, before planning", async () => {
+    const policy = Array.from({ length: 10_000 }, (_, i) => ({
+      id: `rule_${i}`,
+      text: `Quote reference ${i} first.`,
+    }));
+    const path = await specFile({ ...WARNED, policy });
+    const run = await rehearse("plan", "--spec", path);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(
+      `policy: 10000 rules make as many values of the rule axis; a plan takes at most ${LIMITS.axisValues}`,
+    );
   });
 });
