@@ -22,6 +22,8 @@ import { EXIT, type Io, processIo } from "./io.ts";
 import { planCommand } from "./plan.ts";
 import { pullCommand } from "./pull.ts";
 import { pushCommand } from "./push.ts";
+import { pullCommand } from "./pull.ts";
+import { pushCommand } from "./push.ts";
 import { schemasCommand } from "./schemas.ts";
 import { simulateCommand } from "./simulate.ts";
 
@@ -51,6 +53,8 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
   gradeCommand(program, io, done);
   planCommand(program, io, done);
   schemasCommand(program, io, done);
+  pushCommand(program, io, done);
+  pullCommand(program, io, done);
   pushCommand(program, io, done);
   pullCommand(program, io, done);
   exportCommand(program, io, done);

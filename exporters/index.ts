@@ -23,6 +23,13 @@ export {
 } from "./decontaminate.ts";
 export { type Embedder, embedderOf } from "./embedder.ts";
 export { conversationText, type EvalSet } from "./eval-set.ts";
+export {
+  describeHubRepo,
+  type HubRevision,
+  loadFromHub,
+  type PushResult,
+  pushToHub,
+} from "./hub/index.ts";
 export { writeJsonl } from "./jsonl.ts";
 export { type CoverageMatch, NgramIndex, wordsOf } from "./ngram-index.ts";
 export { type ParquetColumn, ROW_GROUP_ROWS, writeParquet } from "./parquet.ts";

@@ -1,0 +1,2 @@
+export { describeHubRepo, type HubRevision, loadFromHub } from "./load.ts";
+export { type PushResult, pushToHub } from "./push.ts";
