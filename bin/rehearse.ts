@@ -22,8 +22,6 @@ import { EXIT, type Io, processIo } from "./io.ts";
 import { planCommand } from "./plan.ts";
 import { pullCommand } from "./pull.ts";
 import { pushCommand } from "./push.ts";
-import { pullCommand } from "./pull.ts";
-import { pushCommand } from "./push.ts";
 import { schemasCommand } from "./schemas.ts";
 import { simulateCommand } from "./simulate.ts";
 
@@ -53,8 +51,6 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
   gradeCommand(program, io, done);
   planCommand(program, io, done);
   schemasCommand(program, io, done);
-  pushCommand(program, io, done);
-  pullCommand(program, io, done);
   pushCommand(program, io, done);
   pullCommand(program, io, done);
   exportCommand(program, io, done);
