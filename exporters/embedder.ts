@@ -39,7 +39,12 @@ export function embedderOf(spec: Embedder | BackendSpec): Embedder {
   });
   const call: Embedder = async (texts) => {
     try {
-      const reply = await client.embeddings.create({ model: backend.model, input: texts });
+      const reply = await client.embeddings.create({
+        model: backend.model,
+        input: texts,
+        // Plain numbers: many OpenAI-compatible servers do not speak the base64 form the client prefers.
+        encoding_format: "float",
+      });
       return [...reply.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
     } catch (error) {
       throw new BackendError(backend.name, `embeddings call failed: ${messageOf(error)}`);

@@ -2,6 +2,13 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 
+/** An embeddings request as the server received it. */
+export type EmbeddingsRequest = {
+  model: string;
+  input: string | string[];
+  encoding_format?: "float" | "base64";
+};
+
 /** A chat completion request as the server received it. */
 export type ReceivedRequest = {
   model: string;
@@ -107,6 +114,9 @@ export function apiError(
  */
 export class OpenAICompatibleServer {
   readonly requests: ReceivedRequest[] = [];
+  /** Every embeddings request received. */
+  readonly embeddingRequests: EmbeddingsRequest[] = [];
+  #embed: (text: string) => number[] = () => [1, 0];
   readonly url: string;
   readonly #close: () => Promise<void>;
   #script: Script[] = [];
@@ -127,6 +137,25 @@ export class OpenAICompatibleServer {
         data: [{ id: "test-model", object: "model", created: 0, owned_by: "test" }],
       }),
     );
+    // Embeddings in the real API's shape: one vector per input, in order, from the test's function.
+    app.post("/v1/embeddings", async (c) => {
+      const request = (await c.req.json()) as EmbeddingsRequest;
+      const self = server as OpenAICompatibleServer;
+      self.embeddingRequests.push(request);
+      const inputs = typeof request.input === "string" ? [request.input] : request.input;
+      // As the real API: floats, or little-endian float32 bytes in base64 when asked for.
+      const encoded = (vector: number[]) =>
+        request.encoding_format === "base64"
+          ? Buffer.from(new Float32Array(vector).buffer).toString("base64")
+          : vector;
+      const vectors = inputs.map((text) => encoded(self.#embed(text)));
+      return c.json({
+        object: "list",
+        data: vectors.map((embedding, index) => ({ object: "embedding", index, embedding })),
+        model: request.model,
+        usage: { prompt_tokens: inputs.length, total_tokens: inputs.length },
+      });
+    });
     app.post("/v1/chat/completions", async (c) => {
       const request = (await c.req.json()) as ReceivedRequest;
       const self = server as OpenAICompatibleServer;
@@ -165,6 +194,12 @@ export class OpenAICompatibleServer {
   /** The answer for every request once the queue is empty. */
   otherwise(answer: Script): this {
     this.#fallback = answer;
+    return this;
+  }
+
+  /** How `/v1/embeddings` turns each input into a vector. */
+  embeddings(embed: (text: string) => number[]): this {
+    this.#embed = embed;
     return this;
   }
 
