@@ -1,3 +1,4 @@
+import { spokenWords } from "../util/names.ts";
 import type { Persona } from "./persona.ts";
 
 /** The end markers a model-backed user writes to end a conversation (as in tau-bench's user simulator). */
@@ -10,15 +11,13 @@ export const END_MARKERS = { done: "###STOP###", gave_up: "###GIVE_UP###" } as c
  */
 export function userBrief(persona: Persona): string {
   const d = persona.details;
-  const ids = Object.entries(d.ids).map(
-    ([param, value]) => `${param.replace(/_/g, " ")}: ${value}`,
-  );
+  const ids = Object.entries(d.ids).map(([param, value]) => `${spokenWords(param)}: ${value}`);
   const candidates = Object.entries(d.candidates).map(
     ([param, values]) =>
-      `you are not sure whether your ${param.replace(/_/g, " ")} is ${values.join(" or ")}`,
+      `you are not sure whether your ${spokenWords(param)} is ${values.join(" or ")}`,
   );
   const claims = Object.entries(d.claims).map(
-    ([field, value]) => `you believe the ${field.replace(/_/g, " ")} is ${String(value)}`,
+    ([field, value]) => `you believe the ${spokenWords(field)} is ${String(value)}`,
   );
   return [
     `You are ${d.name}, contacting a customer service agent. Stay in character: you are a person, not an assistant, and you never mention being simulated.`,

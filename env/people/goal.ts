@@ -3,7 +3,7 @@ import type { Rng } from "../rng.ts";
 import { composedByAgent } from "../text/agent-written.ts";
 import { isVerb } from "../tools.ts";
 import { lookup } from "../util/lookup.ts";
-import { snake } from "../util/names.ts";
+import { snake, spokenWords } from "../util/names.ts";
 import { detailKey, fitDetail, identityKey } from "../world/identity.ts";
 import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
@@ -54,7 +54,8 @@ export function goalOf(world: World, rng: Rng): Goal {
   const entity = world.model.entities.get(tool.entity) as EntityModel;
   const subject = subjectRecord(world, tool);
   const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
-  const args: Record<string, unknown> = {};
+  // Keyed by the spec's parameter names: no prototype, so `__proto__` is an argument like any other.
+  const args: Record<string, unknown> = Object.create(null);
   const required = new Set(tool.tool.parameters.required ?? []);
   const lookedUp = tool.kind === "read_many" ? lookupRecord(world, tool, rng) : undefined;
   // A write about an address (a new shipping address, a move) takes one whole new address.
@@ -245,7 +246,7 @@ function objectFor(
   const build = () => {
     const nested = tool.nested.find((n) => n.param === param);
     const source = nested ? recordOf(world, nested.entity, rng) : undefined;
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null);
     for (const [key, sub] of Object.entries(item.properties ?? {})) {
       const detail = personDetail(world.person, key);
       if (source && source[key] !== undefined) out[key] = source[key];
@@ -393,7 +394,7 @@ export function spokenValue(value: unknown): string {
   if (Array.isArray(value)) return value.map(spokenValue).join(" and ");
   if (value !== null && typeof value === "object")
     return Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${snake(k).replace(/_/g, " ")} ${spokenValue(v)}`)
+      .map(([k, v]) => `${spokenWords(snake(k))} ${spokenValue(v)}`)
       .join(", ");
   if (typeof value === "boolean") return value ? "yes" : "no";
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
@@ -413,7 +414,7 @@ export function argumentPhrase(param: string, value: unknown): string {
   if (/priority/.test(key)) return `with ${v} priority`;
   if (/subject|title|issue/.test(key)) return `about "${v}"`;
   if (key === "date") return `on ${v}`;
-  return `with ${key.replace(/_/g, " ")} ${v}`;
+  return `with ${spokenWords(key)} ${v}`;
 }
 
 /** Who a hand-off passes the person to, as they would ask: "a pharmacist", else "a human". */

@@ -207,8 +207,9 @@ function confirmations(
   matcher: ToolMatcher,
 ): { confirmation: Record<string, string>; exempt: Record<string, string> } {
   const writes = new Set(matcher.writes());
-  const confirmation: Record<string, string> = {};
-  const exempt: Record<string, string> = {};
+  // Keyed by tool names: no prototype, so a tool named `__proto__` is kept like any other.
+  const confirmation: Record<string, string> = Object.create(null);
+  const exempt: Record<string, string> = Object.create(null);
   const need = (names: Iterable<string>, why: string) => {
     for (const name of names)
       if (writes.has(name) && !Object.hasOwn(confirmation, name)) confirmation[name] = why;

@@ -11,7 +11,7 @@ import { agentWrites, isFreeText } from "../text/agent-written.ts";
 import { intentOf, intentScores, needsConfirmation, wantsHuman } from "../text/reading.ts";
 import { fits, propertiesOf, readValue, spokenName } from "../text/slots.ts";
 import { fnv1a } from "../util/hash.ts";
-import { snake } from "../util/names.ts";
+import { snake, spokenWords } from "../util/names.ts";
 import { parsedJson } from "../util/parsed.ts";
 import { identityKey } from "../world/identity.ts";
 import { type EntityModel, type ToolModel, WorldModel } from "../world/model.ts";
@@ -852,10 +852,10 @@ class ScriptedSession implements AgentSession {
     const body = this.#lastBody;
     const lower = text.toLowerCase();
     const field = body
-      ? Object.keys(body).find((k) => lower.includes(k.replace(/_/g, " ").toLowerCase()))
+      ? Object.keys(body).find((k) => lower.includes(spokenWords(k).toLowerCase()))
       : undefined;
     const shown =
-      field && body ? `${field.replace(/_/g, " ")} ${spoken(body[field])}` : "what I told you";
+      field && body ? `${spokenWords(field)} ${spoken(body[field])}` : "what I told you";
     return this.#say(
       `I understand that's not what you have. What our system shows is ${shown}; I can only go by that here. Is there anything else I can help with?`,
       `I can see why that's confusing. The record I have shows ${shown}, and I can't change what it says from here. Anything else I can do?`,
@@ -907,7 +907,8 @@ class ScriptedSession implements AgentSession {
     this.#pending = listingFor
       ? { kind: "call", tool, purpose, listingFor }
       : { kind: "call", tool, purpose };
-    const args: Record<string, unknown> = {};
+    // Keyed by the spec's parameter names: no prototype, so `__proto__` is an argument like any other.
+    const args: Record<string, unknown> = Object.create(null);
     const properties = propertiesOf(tool);
     for (const param of Object.keys(properties)) {
       const value = this.#args.get(param);
@@ -1264,7 +1265,7 @@ function summary(body: Record<string, unknown>): string {
   return shown
     .map(
       ([k, v]) =>
-        `${k.replace(/_/g, " ")} ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : String(v)}`,
+        `${spokenWords(k)} ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : String(v)}`,
     )
     .join(", ");
 }

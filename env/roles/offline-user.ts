@@ -10,7 +10,7 @@ import { agentWrites } from "../text/agent-written.ts";
 import { IdentifierReader } from "../text/identifiers.ts";
 import { asksGoAhead, questionsIn } from "../text/phrases.ts";
 import { lookup } from "../util/lookup.ts";
-import { snake } from "../util/names.ts";
+import { snake, spokenWords } from "../util/names.ts";
 import { identityKey } from "../world/identity.ts";
 import { WorldModel } from "../world/model.ts";
 import { rolloutSeed, type UserSimulator, type UserTurn } from "./types.ts";
@@ -161,7 +161,7 @@ export class OfflineUser {
     ]);
     for (const param of params) {
       if (agentWrites({ tool: { name: p.goal.tool } }, param)) continue;
-      const spoken = snake(param).replace(/_/g, " ");
+      const spoken = spokenWords(snake(param));
       const words = snake(param)
         .replace(/_ids?$/, "")
         .split("_")
@@ -416,7 +416,7 @@ export class OfflineUser {
       this.#claimed = true;
       const [field, value] = claim;
       return this.#impatient([
-        `That doesn't match what I have. My ${field.replace(/_/g, " ")} says ${keep(String(value))}.`,
+        `That doesn't match what I have. My ${spokenWords(field)} says ${keep(String(value))}.`,
       ]);
     }
     if (this.#behaviour === "skeptical" && !this.#doubted) {
@@ -497,7 +497,7 @@ function labelOf(param: string): string {
     phone: "phone",
     street: "street",
   };
-  return lookup(names, identity) ?? key.replace(/_/g, " ");
+  return lookup(names, identity) ?? spokenWords(key);
 }
 
 /** A near miss of an identifier: two digits swapped, the way people misread a number. */

@@ -229,7 +229,8 @@ export function argumentsIn(
   tool: ToolModel,
   text: string,
 ): Record<string, unknown> {
-  const found: Record<string, unknown> = {};
+  // Keyed by the spec's parameter names: no prototype, so `__proto__` is read like any other.
+  const found: Record<string, unknown> = Object.create(null);
   for (const param of Object.keys(tool.tool.parameters.properties ?? {})) {
     const read = readValue(model, tool, param, text, false);
     if (read) found[param] = read.value;

@@ -1,4 +1,4 @@
-import { snake } from "../util/names.ts";
+import { snake, spokenWords } from "../util/names.ts";
 import { lastTokenMatch, linearPattern, regexLiteral } from "../util/regex.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
 import type { EntityModel, ToolModel, WorldModel } from "../world/model.ts";
@@ -37,8 +37,7 @@ export function propertiesOf(tool: ToolModel): Record<string, SchemaFragment> {
 
 /** The words a parameter is called by in speech: `first_name` → "first name", `order_id` → "order ID". */
 export function spokenName(param: string): string {
-  return snake(param)
-    .replace(/_/g, " ")
+  return spokenWords(snake(param))
     .replace(/\bid$/, "ID")
     .replace(/\bids$/, "IDs");
 }
@@ -219,7 +218,7 @@ export function readValue(
 
 /** The words after a parameter's name up to the next ", with …" or the end of the sentence. */
 function segmentAfter(param: string, text: string): string | null {
-  const name = regexLiteral(snake(param).replace(/_/g, " ")).replace(/ /g, "\\s+");
+  const name = regexLiteral(spokenWords(snake(param))).replace(/ /g, "\\s+");
   const at = new RegExp(`\\b${name}\\b`, "i").exec(text);
   if (!at) return null;
   const rest = text.slice(at.index + at[0].length);
@@ -231,7 +230,7 @@ function segmentAfter(param: string, text: string): string | null {
 function labelsOf(param: string): string[] {
   const key = snake(param);
   const identity = identityKey(key);
-  const spoken = key.replace(/_/g, " ");
+  const spoken = spokenWords(key);
   const extra: Record<string, string[]> = {
     zip: ["zip code", "zip", "postcode", "post code", "postal code"],
     date_of_birth: ["date of birth", "birth date", "birthday", "dob"],
@@ -328,7 +327,7 @@ function labelledObjects(schema: SchemaFragment, text: string): Reading {
   const item = schema.type === "array" ? schema.items : schema;
   const keys = Object.keys(item?.properties ?? {});
   if (keys.length === 0) return null;
-  const labels = keys.map((k) => ({ key: k, label: snake(k).replace(/_/g, " ") }));
+  const labels = keys.map((k) => ({ key: k, label: spokenWords(snake(k)) }));
   const pattern = new RegExp(
     `\\b(${labels
       .map((l) => regexLiteral(l.label))
@@ -337,7 +336,8 @@ function labelledObjects(schema: SchemaFragment, text: string): Reading {
     "gi",
   );
   const objects: Record<string, unknown>[] = [];
-  let current: Record<string, unknown> = {};
+  // Keyed by the schema's property names: no prototype, so `constructor` is not already "in" it.
+  let current: Record<string, unknown> = Object.create(null);
   const hits = [...text.matchAll(pattern)];
   hits.forEach((hit, n) => {
     const label = (hit[1] as string).toLowerCase();
@@ -351,9 +351,9 @@ function labelledObjects(schema: SchemaFragment, text: string): Reading {
       .replace(/[,;.!?]?\s*(and\s*)?$/i, "")
       .replace(/[.!?]+$/, "")
       .trim();
-    if (key in current) {
+    if (Object.hasOwn(current, key)) {
       objects.push(current);
-      current = {};
+      current = Object.create(null);
     }
     current[key] = coerce(item?.properties?.[key], raw);
   });

@@ -16,3 +16,11 @@ export function snake(name: string): string {
 }
 
 const SNAKED = new Map<string, string>();
+
+/**
+ * A name as it is said: underscores are spaces, and those at its edges are not said
+ * (`order_id` → `order id`, `__proto__` → `proto`).
+ */
+export function spokenWords(name: string): string {
+  return name.replace(/_+/g, " ").trim();
+}
