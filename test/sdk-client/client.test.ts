@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocketServer } from "ws";
+import { Agent } from "../../index.ts";
+import {
+  chatModel,
+  EnvClient,
+  EnvServerError,
+  EnvTimeoutError,
+  rollout,
+} from "../../sdk-client/index.ts";
+import { type ServerHandle, serve } from "../../server/index.ts";
+import { CuttableProxy } from "../server/harness.ts";
+import { completion, OpenAICompatibleServer } from "../support/openai-compatible-server.ts";
+
+const SPEC = "examples/retail-orders.json";
+let agent: Agent;
+let server: ServerHandle;
+let proxy: CuttableProxy;
+
+beforeAll(async () => {
+  agent = await Agent.load(SPEC);
+  server = await serve(agent, { port: 0, rows: 8, stepRate: 1e6 });
+  proxy = await CuttableProxy.start(server.port);
+});
+afterAll(async () => {
+  await proxy.close();
+  await server.close();
+});
+
+const say = (content: string) => ({ role: "assistant" as const, content });
+const lookup = (id: string) => ({
+  role: "assistant" as const,
+  content: null,
+  tool_calls: [
+    {
+      id,
+      type: "function" as const,
+      function: { name: "get_order", arguments: '{"order_id":"W0000000"}' },
+    },
+  ],
+});
+
+describe("EnvClient", () => {
+  it.each(["json", "msgpack"] as const)(
+    "reconnects through a dropped connection and resumes the session (%s)",
+    async (encoding) => {
+      const client = new EnvClient(`ws://127.0.0.1:${proxy.port}/ws`, {
+        encoding,
+        reconnectDelayMs: 10,
+      });
+      const reset = await client.reset({ seed: 21 });
+      await client.step(lookup("a1"));
+      proxy.cut();
+      const after = await client.step(lookup("a2"));
+      expect(after.observation.turn).toBe(2);
+      const state = await client.state();
+      expect(state).toMatchObject({ session_id: client.sessionId, step_count: 2 });
+      expect(state.episode_id).toBe(reset.observation.metadata.episode_id);
+      await client.close();
+    },
+  );
+
+  it("answers a step whose reply was lost from the server's record, without running it twice", async () => {
+    const client = new EnvClient(`ws://127.0.0.1:${proxy.port}/ws`, { reconnectDelayMs: 10 });
+    await client.reset({ seed: 22 });
+    await client.step(lookup("b1"));
+    proxy.cutOnNextReply();
+    const lost = await client.step(lookup("b2"));
+    expect(lost.observation.turn).toBe(2);
+    expect(lost.observation.messages).toEqual([
+      expect.objectContaining({ role: "tool", tool_call_id: "b2" }),
+    ]);
+    expect((await client.state()).step_count).toBe(2);
+    // Sent again, the same id would have been refused as reused: the step ran once.
+    const next = await client.step(lookup("b3"));
+    expect(next.observation.turn).toBe(3);
+    await client.close();
+  });
+
+  it("times out a request the server never answers", async () => {
+    const silent = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    await new Promise((resolve) => silent.once("listening", resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      const client = new EnvClient(`ws://127.0.0.1:${port}/ws`, { timeoutMs: 150 });
+      await expect(client.reset()).rejects.toBeInstanceOf(EnvTimeoutError);
+      await client.close();
+    } finally {
+      silent.close();
+      for (const socket of silent.clients) socket.terminate();
+    }
+  });
+
+  it("raises the server's errors with their code, and refuses to connect without the token", async () => {
+    const guarded = await serve(agent, {
+      port: 0,
+      rows: 4,
+      token: "token-for-the-client",
+      maxSessions: 1,
+    });
+    try {
+      const open = new EnvClient(guarded.wsUrl);
+      await expect(open.reset()).rejects.toThrow(/HTTP 401/);
+      const first = new EnvClient(guarded.wsUrl, { token: "token-for-the-client" });
+      await first.reset();
+      await expect(first.step(say(""))).rejects.toMatchObject({ code: "VALIDATION_ERROR" });
+      expect((await first.step(say("How can I help?"))).observation.turn).toBe(1);
+      const second = new EnvClient(guarded.wsUrl, { token: "token-for-the-client" });
+      const refused = await second.reset().catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(EnvServerError);
+      expect((refused as EnvServerError).data).toMatchObject({
+        code: "CAPACITY_REACHED",
+        active_sessions: 1,
+        max_sessions: 1,
+      });
+      await expect(second.state()).rejects.toThrow(/capacity/);
+      await first.close();
+      await second.close();
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+describe("rollout with an OpenAI-compatible model", () => {
+  it("asks the model each turn with the episode's tools, and gives reused tool-call ids fresh ones", async () => {
+    const model = await OpenAICompatibleServer.start();
+    const short = await serve(agent, { port: 0, rows: 4, maxTurns: 3 });
+    try {
+      model.script(
+        completion({
+          toolCalls: [{ id: "call_1", name: "get_order", arguments: { order_id: "W1" } }],
+        }),
+        completion({ content: "I could not find that order. Could you check the id?" }),
+        completion({
+          toolCalls: [{ id: "call_1", name: "get_order", arguments: { order_id: "W2" } }],
+        }),
+      );
+      const client = new EnvClient(short.wsUrl, { encoding: "msgpack" });
+      const result = await rollout(
+        client,
+        chatModel({ baseUrl: model.url, model: "test-model", apiKey: "k" }),
+        { seed: 5 },
+      );
+      expect(result.steps).toBe(3);
+      expect(result.last).toMatchObject({ done: true, observation: { truncated: true } });
+      expect(typeof result.last.reward).toBe("number");
+      expect(result.reward.done).toBe(true);
+      expect(model.requests).toHaveLength(3);
+      const offered = model.requests[0]?.tools as { function: { name: string } }[];
+      expect(offered.map((tool) => tool.function.name)).toEqual(
+        agent.tools.map((tool) => tool.name),
+      );
+      const calls = result.conversation.flatMap((m) =>
+        m.role === "assistant" ? (m.tool_calls ?? []) : [],
+      );
+      expect(calls.map((c) => c.id)).toEqual(["call_1", "call_2"]);
+      // The model saw the tool's answer to its first call before its second turn.
+      expect(model.requests[1]?.messages.at(-1)).toMatchObject({
+        role: "tool",
+        tool_call_id: "call_1",
+      });
+      await client.close();
+    } finally {
+      await short.close();
+      await model.close();
+    }
+  });
+});
