@@ -40,7 +40,10 @@ export function decodeFrame(frame: Buffer | string, encoding: Encoding): Decoded
     const what = encoding === "json" ? "Invalid JSON" : "Invalid MessagePack";
     return { ok: false, error: wireError("INVALID_JSON", `${what}: ${reason(error)}`) };
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value))
+  // msgpackr reads a lone 0xc1 (a byte MessagePack never uses) as a marker object: not a message.
+  const prototype =
+    value !== null && typeof value === "object" ? Object.getPrototypeOf(value) : undefined;
+  if (prototype !== Object.prototype && prototype !== null)
     return {
       ok: false,
       error: wireError("INVALID_JSON", 'expected an object such as {"type": "reset"}'),
