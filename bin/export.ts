@@ -3,11 +3,12 @@ import type { Command } from "commander";
 import { InputError, loadDataset, shownPath } from "../env/index.ts";
 import { exportDataset, exportPreference, exportSft, sidecarPath } from "../exporters/index.ts";
 import { ExportCommandOptionsSchema, type ExportSidecar } from "../spec/index.ts";
+import { exportEnvCommand } from "./export-env.ts";
 import { EXIT, type Io } from "./io.ts";
 import { number, optionsFrom } from "./options.ts";
 
 /** The exports `rehearse export` writes. */
-const KINDS = ["sft", "preference", "rl"] as const;
+const KINDS = ["sft", "preference", "rl", "env"] as const;
 
 /** The flags as commander parsed them: the plain options unchecked, the output switch. */
 interface ExportFlags extends Record<string, unknown> {
@@ -19,7 +20,7 @@ export function exportCommand(program: Command, io: Io, done: (code: number) => 
   program
     .command("export")
     .description(
-      "write a graded dataset as SFT rows (loss mask), preference pairs or RL groups, in JSONL or Parquet, with a sidecar <out>.export.json",
+      "write a graded dataset as SFT rows (loss mask), preference pairs or RL groups, in JSONL or Parquet, with a sidecar <out>.export.json; or as a verifiers environment package (env)",
     )
     .argument("<kind>", `what to export: ${KINDS.join(", ")}`)
     .requiredOption("--in <file>", "JSONL dataset (graded: rehearse grade)")
@@ -38,6 +39,13 @@ export function exportCommand(program: Command, io: Io, done: (code: number) => 
     )
     .option("--k <n>", "rl: rollouts per group (at least 2)", number)
     .option("--keep-zero-variance", "rl: keep groups whose rollouts all scored the same")
+    .option("--name <id>", "env: the environment id (default: from the spec's name)")
+    .option(
+      "--band <low,high>",
+      "env: keep situations whose graded pass rate lies within (default 0.2,0.8)",
+    )
+    .option("--no-band", "env: keep every situation")
+    .option("--grader <module>", "env: the grader the server rewards episodes with")
     .option("--overwrite", "replace --out if it exists")
     .option("--json", "print the sidecar as JSON")
     .action(async (kind: string, flags: ExportFlags) => done(await run(kind, flags, io)));
@@ -70,6 +78,17 @@ async function run(kind: string, flags: ExportFlags, io: Io): Promise<number> {
         message: `applies to export ${owner}, not ${kind}`,
       })),
     );
+  const envOnly = ["name", "band", "grader"].filter((flag) => flags[flag] !== undefined);
+  if (kind !== "env" && envOnly.length > 0)
+    throw new InputError(
+      "export flags",
+      envOnly.map((flag) => ({ path: `--${flag}`, message: `applies to export env, not ${kind}` })),
+    );
+  if (kind === "env" && options.format)
+    throw new InputError("export flags", [
+      { path: "--format", message: "applies to export sft, preference and rl, not env" },
+    ]);
+  if (kind === "env") return exportEnvCommand(flags, io);
   if (kind === "rl" && options.k === undefined)
     throw new InputError("export flags", [
       { path: "--k", message: "expected the group size for export rl, such as --k 4" },

@@ -22,6 +22,7 @@ export {
   normalised,
 } from "./decontaminate.ts";
 export { type Embedder, embedderOf } from "./embedder.ts";
+export { type ExportedEnvironment, exportEnvironment } from "./environment/index.ts";
 export { conversationText, type EvalSet } from "./eval-set.ts";
 export {
   describeHubRepo,

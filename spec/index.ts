@@ -13,6 +13,7 @@ export * from "./agent.ts";
 export * from "./axes.ts";
 export * from "./backend.ts";
 export * from "./dataset.ts";
+export * from "./environment.ts";
 export * from "./episode.ts";
 export * from "./export.ts";
 export * from "./grade.ts";

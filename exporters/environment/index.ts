@@ -1,0 +1,1 @@
+export { type ExportedEnvironment, exportEnvironment } from "./export.ts";
