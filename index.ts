@@ -13,4 +13,24 @@
  */
 export * from "./env/index.ts";
 export * from "./exporters/index.ts";
+// The client's rollout takes a policy function; the engine's `rollout` (env/) takes an agent session.
+export {
+  type ChatModelOptions,
+  type ClientRolloutResult,
+  chatModel,
+  EnvClient,
+  type EnvClientOptions,
+  EnvServerError,
+  EnvTimeoutError,
+  type Policy,
+  type PolicyInput,
+  rollout as clientRollout,
+  type WireEncoding,
+} from "./sdk-client/index.ts";
+export {
+  type ServeOptions,
+  type ServerHandle,
+  serve,
+  serve as startServer,
+} from "./server/index.ts";
 export * from "./spec/index.ts";

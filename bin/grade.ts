@@ -94,7 +94,8 @@ async function grade(path: string, flags: GradeFlags, io: Io): Promise<number> {
   return final.rows > 0 && final.graded === 0 ? EXIT.failed : EXIT.ok;
 }
 
-async function graderFrom(path: string): Promise<Grader> {
+/** Loads a grader module: its default export or `grade`, refused by name when neither is a function. */
+export async function graderFrom(path: string): Promise<Grader> {
   let module: { default?: unknown; grade?: unknown };
   try {
     module = (await import(pathToFileURL(resolve(path)).href)) as typeof module;

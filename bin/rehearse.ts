@@ -23,6 +23,7 @@ import { planCommand } from "./plan.ts";
 import { pullCommand } from "./pull.ts";
 import { pushCommand } from "./push.ts";
 import { schemasCommand } from "./schemas.ts";
+import { serveCommand } from "./serve.ts";
 import { simulateCommand } from "./simulate.ts";
 
 /**
@@ -51,6 +52,7 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
   gradeCommand(program, io, done);
   planCommand(program, io, done);
   schemasCommand(program, io, done);
+  serveCommand(program, io, done);
   pushCommand(program, io, done);
   pullCommand(program, io, done);
   exportCommand(program, io, done);
