@@ -3,6 +3,8 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> | void }>
   covering: () => import("./covering.ts"),
   world: () => import("./world.ts"),
   simulate: () => import("./simulate.ts"),
+  server: () => import("./server.ts"),
+  decontaminate: () => import("./decontaminate.ts"),
 };
 
 const asked = process.argv.slice(2);

@@ -152,17 +152,16 @@ const emptyCounts = (): Record<Removal["rule"], number> => ({
  * compared with every row.
  */
 export async function decontaminate(
-  rows: ExportSource | AsyncIterable<Row>,
+  rows: ExportSource,
   evalSet: EvalSet,
   options: DecontaminateOptions = {},
 ): Promise<Decontaminated> {
   const embed = options.embedder ? embedderOf(options.embedder) : null;
   const index = await EvalIndex.build(evalSet, embed);
-  const source = Symbol.asyncIterator in rows ? (rows as AsyncIterable<Row>) : rowsOf(rows);
   const kept: Row[] = [];
   const removed: Removal[] = [];
   const counts = emptyCounts();
-  for await (const { row, removal } of check(source, index, embed)) {
+  for await (const { row, removal } of check(rowsOf(rows), index, embed)) {
     if (removal) {
       removed.push(removal);
       counts[removal.rule]++;

@@ -1,14 +1,15 @@
+import { NgramTable } from "./ngram-table.ts";
+
 /** Words of a text for the near-copy rule: runs of letters and digits, lower-cased. */
 export function wordsOf(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
 /**
- * A 53-bit hash of `n` word ids starting at `at` (two 32-bit mixes joined): a number key, so an
- * index of millions of n-grams stays a Map of numbers, not of strings; at 53 bits a false match
- * among tens of millions of n-grams is vanishingly rare.
+ * A 64-bit hash of `n` word ids starting at `at`, as two 32-bit halves (two FNV-style mixes): at
+ * 64 bits a false match among tens of millions of n-grams is vanishingly rare.
  */
-function ngramHash(ids: Int32Array, at: number, n: number): number {
+function ngramHash(ids: Int32Array, at: number, n: number, out: Uint32Array): void {
   let a = 0x811c9dc5;
   let b = 0x9e3779b9;
   for (let i = at; i < at + n; i++) {
@@ -17,7 +18,8 @@ function ngramHash(ids: Int32Array, at: number, n: number): number {
     b = Math.imul(b ^ (id + 0x7f4a7c15), 0x85ebca6b);
     b ^= b >>> 13;
   }
-  return (a >>> 0) * 2 ** 21 + (b >>> 11);
+  out[0] = a;
+  out[1] = b;
 }
 
 /** The best near-copy match of a row: the eval item covering most of its words, and the share. */
@@ -28,7 +30,7 @@ export interface CoverageMatch {
 }
 
 /**
- * An index of the `n`-word n-grams of an eval set, hashed, for the near-copy rule: a row is looked
+ * An index of the `n`-word n-grams of an eval set, hashed into a {@link NgramTable}, for the near-copy rule: a row is looked
  * up n-gram by n-gram (time linear in its words and the eval items sharing them), never compared
  * with every eval text.
  */
@@ -36,8 +38,10 @@ export class NgramIndex {
   readonly n: number;
   /** Word → id, for the eval set's words only: a row word outside it starts no shared n-gram. */
   readonly #vocabulary = new Map<string, number>();
-  /** n-gram hash → the eval items holding it (one number for the common single holder). */
-  readonly #postings = new Map<number, number | number[]>();
+  /** n-gram hash → the eval items holding it. */
+  readonly #table = new NgramTable();
+  /** Scratch space for one hash. */
+  readonly #hash = new Uint32Array(2);
   #items = 0;
 
   constructor(n: number) {
@@ -63,12 +67,8 @@ export class NgramIndex {
       ids[i] = id;
     });
     for (let at = 0; at + this.n <= ids.length; at++) {
-      const key = ngramHash(ids, at, this.n);
-      const held = this.#postings.get(key);
-      if (held === undefined) this.#postings.set(key, item);
-      else if (typeof held === "number") {
-        if (held !== item) this.#postings.set(key, [held, item]);
-      } else if (held[held.length - 1] !== item) held.push(item);
+      ngramHash(ids, at, this.n, this.#hash);
+      this.#table.add(this.#hash[0] as number, this.#hash[1] as number, item);
     }
     return item;
   }
@@ -90,16 +90,15 @@ export class NgramIndex {
       if (ids[i] === -1) unknownAt = i;
       const at = i - this.n + 1;
       if (at < 0 || unknownAt >= at) continue;
-      const held = this.#postings.get(ngramHash(ids, at, this.n));
-      if (held === undefined) continue;
-      for (const item of typeof held === "number" ? [held] : held) {
+      ngramHash(ids, at, this.n, this.#hash);
+      this.#table.forEach(this.#hash[0] as number, this.#hash[1] as number, (item) => {
         const seen = covered.get(item);
         if (!seen) covered.set(item, { count: this.n, end: i + 1 });
         else {
           seen.count += i + 1 - Math.max(seen.end, at);
           seen.end = i + 1;
         }
-      }
+      });
     }
     let best: CoverageMatch | null = null;
     for (const [item, { count }] of covered)

@@ -3,7 +3,7 @@ import { type ExportFormat, ExportFormatSchema } from "../spec/index.ts";
 import { writeJsonl } from "./jsonl.ts";
 import { type ParquetColumn, writeParquet } from "./parquet.ts";
 import { sidecarPath } from "./sidecar.ts";
-import type { ExportSource } from "./source.ts";
+import { type ExportSource, sourcePath } from "./source.ts";
 
 /** The format an export writes: the one asked for, else `.parquet` files as Parquet and the rest as JSONL. */
 export function formatOf(out: string, format: unknown): ExportFormat {
@@ -25,7 +25,7 @@ export async function checkExportOutput(
   source: ExportSource | null,
   check: { what: string; field: string; reads?: readonly string[] },
 ): Promise<void> {
-  const path = source && !Array.isArray(source) ? (source as { path: string | null }).path : null;
+  const path = source ? sourcePath(source) : null;
   const inputs = path ? [path, datasetPaths(path).meta] : [];
   await checkOutputPath(out, {
     what: check.what,

@@ -3,8 +3,8 @@ import { createReadStream } from "node:fs";
 import { calibrationStamp, type Dataset } from "../env/index.ts";
 import type { Calibration, Row } from "../spec/index.ts";
 
-/** What an export reads: a Dataset (in memory or on disk), or rows. */
-export type ExportSource = Dataset | readonly Row[];
+/** What an export reads: a Dataset (in memory or on disk), rows, or rows as they are made. */
+export type ExportSource = Dataset | readonly Row[] | AsyncIterable<Row>;
 
 /** Where the rows came from, for the sidecar: the file and a hash of what was read. */
 export interface SourceFacts {
@@ -13,15 +13,15 @@ export interface SourceFacts {
   rows: number;
 }
 
-/** Whether a source is a Dataset (it streams) rather than plain rows. */
-function isDataset(source: ExportSource): source is Dataset {
-  return !Array.isArray(source);
+/** The file a source was read from, or null for rows held or made in memory. */
+export function sourcePath(source: ExportSource): string | null {
+  return "stream" in source && typeof source.stream === "function" ? source.path : null;
 }
 
 /** The rows of a source one at a time, without holding a file's rows. */
 export async function* rowsOf(source: ExportSource): AsyncGenerator<Row> {
-  if (isDataset(source)) yield* source.stream();
-  else yield* source as readonly Row[];
+  if ("stream" in source && typeof source.stream === "function") yield* source.stream();
+  else yield* source as readonly Row[] | AsyncIterable<Row>;
 }
 
 /** sha256 of a file's bytes, read as a stream. */
@@ -43,7 +43,7 @@ export class SourceTally {
   readonly #path: string | null;
 
   constructor(source: ExportSource) {
-    this.#path = isDataset(source) ? source.path : null;
+    this.#path = sourcePath(source);
   }
 
   /** Records one row read. */

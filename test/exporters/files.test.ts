@@ -9,6 +9,7 @@ import {
   exportDataset,
   exportPreference,
   exportSft,
+  type ParquetColumn,
   ROW_GROUP_ROWS,
   sidecarPath,
   writeParquet,
@@ -133,9 +134,9 @@ describe("Parquet read back by DuckDB: the same rows and types as the JSONL", ()
       i,
       ok: i % 2 === 0,
     }));
-    const columns = [
-      { name: "i", kind: "int" as const, value: (r: { i: number }) => r.i },
-      { name: "ok", kind: "bool" as const, value: (r: { ok: boolean }) => r.ok },
+    const columns: ParquetColumn<{ i: number; ok: boolean }>[] = [
+      { name: "i", kind: "int", value: (r) => r.i },
+      { name: "ok", kind: "bool", value: (r) => r.ok },
     ];
     expect(await writeParquet(join(dir, "many.parquet"), columns, records)).toBe(records.length);
     const many = await duck(join(dir, "many.parquet"));
