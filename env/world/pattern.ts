@@ -32,6 +32,12 @@ const RandExp = RandExpModule as unknown as typeof RandExpModule.default;
 const OPEN_REPEATS = 8;
 
 /**
+ * The most characters a string the world makes from a pattern has: no id or value is longer, and
+ * nested repeats (`((a)+)+`…) would otherwise multiply it by nine at each level.
+ */
+export const MOST_MADE = 4096;
+
+/**
  * A generator for strings matching a regular expression: a simple one (literals, classes, fixed
  * and open repeats) by our own reader, which keeps identifiers short and readable; any other
  * (groups, alternation) by randexp, drawing from our seeded stream. Null when the pattern is not
@@ -59,15 +65,52 @@ function readPattern(pattern: string): PatternGenerator | null {
   } catch {
     return null;
   }
+  // Open repeats make fewer runs where the pattern's strings would grow past MOST_MADE; a pattern
+  // whose fixed repeats alone do makes none.
+  const tokens = (new RandExp(source) as unknown as { tokens: Token }).tokens;
+  let open = OPEN_REPEATS;
+  while (open >= 0 && longest(tokens, open, 0) > MOST_MADE) open--;
+  if (open < 0) return null;
   return {
     minLength: 0,
     make: (rng) => {
       const generator = new RandExp(source);
-      generator.max = OPEN_REPEATS;
+      generator.max = open;
       generator.randInt = (a: number, b: number) => a + rng.int(b - a + 1);
       return generator.gen();
     },
   };
+}
+
+/** A token of a pattern as randexp reads it (ret's token types). */
+interface Token {
+  type: number;
+  stack?: Token[];
+  options?: Token[][];
+  min?: number;
+  max?: number;
+  value?: Token | number;
+}
+
+const GROUPING = new Set([0, 1]);
+const [SET, REPETITION, CHAR] = [3, 5, 7];
+
+/**
+ * The most characters randexp can make from a token when each open repeat makes at most `open`
+ * runs more than its minimum; beyond 200 levels of nesting, more than any string is allowed.
+ */
+function longest(token: Token, open: number, depth: number): number {
+  if (depth > 200) return Number.POSITIVE_INFINITY;
+  if (GROUPING.has(token.type)) {
+    const sum = (stack: Token[]) => stack.reduce((n, t) => n + longest(t, open, depth + 1), 0);
+    return token.options ? Math.max(0, ...token.options.map(sum)) : sum(token.stack ?? []);
+  }
+  if (token.type === REPETITION) {
+    const min = token.min ?? 0;
+    const runs = token.max === Number.POSITIVE_INFINITY ? min + open : (token.max ?? min);
+    return runs === 0 ? 0 : runs * longest(token.value as Token, open, depth + 1);
+  }
+  return token.type === SET || token.type === CHAR ? 1 : 0;
 }
 
 /**
@@ -121,7 +164,8 @@ function simplePattern(pattern: string): PatternGenerator | null {
     }
     pieces.push({ chars, min, max });
   }
-  if (pieces.length === 0) return null;
+  // Longer strings are for randexp's reading, which bounds them.
+  if (pieces.length === 0 || pieces.reduce((sum, p) => sum + p.max, 0) > MOST_MADE) return null;
   return {
     minLength: pieces.reduce((sum, p) => sum + p.min, 0),
     make: (rng) => {
