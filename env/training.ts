@@ -1,6 +1,6 @@
-import type { ChatMessage, Row } from "../spec/index.ts";
+import { type ChatMessage, type Row, TrainingSetOptionsSchema } from "../spec/index.ts";
 import { PASS_THRESHOLD } from "./grade/agreement.ts";
-import { InputError } from "./util/errors.ts";
+import { InputError, issuesOf } from "./util/errors.ts";
 
 /**
  * A message as TRL's conversational format reads it: tool calls carry their arguments as an object
@@ -153,10 +153,17 @@ export function ungraded(row: Row): InputError {
   ]);
 }
 
+/** The training set's options checked (an {@link InputError} names a bad one), defaults applied. */
+export function trainingOptions(options: unknown): Required<TrainingSetOptions> {
+  const parsed = TrainingSetOptionsSchema.safeParse(options ?? {});
+  if (!parsed.success)
+    throw new InputError("training set options", issuesOf(parsed.error, options));
+  return { maskMode: parsed.data.maskMode ?? "all", passing: parsed.data.passing ?? true };
+}
+
 /** The SFT rows of `rows` under the options (see {@link TrainingSetOptions}), in order. */
 export function trainingRows(rows: Iterable<Row>, options: TrainingSetOptions = {}): SftRow[] {
-  const mode = options.maskMode ?? "all";
-  const passing = options.passing ?? true;
+  const { maskMode: mode, passing } = trainingOptions(options);
   const out: SftRow[] = [];
   for (const row of rows)
     if (trainingFilter(row, { passing, mode }) === null) out.push(sftRow(row, mode));

@@ -1,14 +1,12 @@
 import {
-  InputError,
-  issuesOf,
-  type MaskMode,
   type SftRow,
   sftRow,
   type TrainingFilter,
   type TrainingSetOptions,
   trainingFilter,
+  trainingOptions,
 } from "../env/index.ts";
-import { type ExportFormat, type ExportSidecar, TrainingSetOptionsSchema } from "../spec/index.ts";
+import type { ExportFormat, ExportSidecar } from "../spec/index.ts";
 import { checkExportOutput, formatOf, writeRecords } from "./output.ts";
 import type { ParquetColumn } from "./parquet.ts";
 import { writeSidecar } from "./sidecar.ts";
@@ -31,14 +29,6 @@ const FILTER_REASONS: Record<TrainingFilter, string> = {
   no_policy_turn: "no agent turn of the policy to learn (only history turns, or none)",
 };
 
-/** Checks the options of the training set, naming the option that is wrong. */
-export function trainingOptions(options: unknown): Required<TrainingSetOptions> {
-  const parsed = TrainingSetOptionsSchema.safeParse(options ?? {});
-  if (!parsed.success)
-    throw new InputError("training set options", issuesOf(parsed.error, options));
-  return { maskMode: parsed.data.maskMode ?? "all", passing: parsed.data.passing ?? true };
-}
-
 /**
  * Writes the supervised training set (TRL conversational `messages` + `tools`, with `loss_mask`)
  * to `out`, streaming the rows, with a sidecar `<out>.export.json` counting what each filter removed.
@@ -59,7 +49,7 @@ export async function exportSft(
   async function* kept(): AsyncGenerator<SftRow> {
     for await (const row of rowsOf(data)) {
       tally.see(row);
-      const filter = trainingFilter(row, { passing, mode: maskMode as MaskMode });
+      const filter = trainingFilter(row, { passing, mode: maskMode });
       if (filter === null) yield sftRow(row, maskMode);
       else removed.set(filter, (removed.get(filter) ?? 0) + 1);
     }

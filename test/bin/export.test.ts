@@ -82,7 +82,7 @@ describe("rehearse export sft|preference|rl", () => {
   });
 
   it.each([
-    [["export", "dpo"], /<kind>: expected one of sft, preference, rl, got "dpo"/],
+    [["export", "dpo"], /<kind>: expected one of sft, preference, rl(, env)?, got "dpo"/],
     [
       ["export", "sft", "--mask-mode", "last"],
       /--mask-mode: expected "all" or "final", got "last"/,

@@ -196,3 +196,15 @@ describe("which rows a training set takes", () => {
     expect(trainingRows([failedJudge, onlyHistory, kept]).map((r) => r.id)).toEqual([kept.id]);
   });
 });
+
+describe("the training set's options", () => {
+  it("refuses a mask mode or passing flag it does not know, by name", async () => {
+    const rows = await gradedRows("examples/retail-orders.json");
+    expect(() => trainingRows(rows, { maskMode: "last" as "final" })).toThrow(
+      /maskMode: expected "all" or "final", got "last"/,
+    );
+    expect(() => trainingRows(rows, { passing: "yes" as unknown as boolean })).toThrow(
+      /passing: expected true or false, got "yes"/,
+    );
+  });
+});
