@@ -1,0 +1,103 @@
+import WebSocket from "ws";
+
+/**
+ * The load generator of `bench/server.ts`, run as its own process so it has its own core: `sessions`
+ * sockets each send a reset, then steps (a lookup, then a question, in turn) and a new reset after
+ * every episode that ends, each frame after the last reply, for `seconds`. A raw echo server gets
+ * the same frames back, so it measures the same client doing the same work.
+ */
+interface Load {
+  url: string;
+  sessions: number;
+  seconds: number;
+}
+
+const { url, sessions, seconds } = JSON.parse(process.argv[2] ?? "{}") as Load;
+
+const reset = JSON.stringify({ type: "reset" });
+const lookup = (n: number) =>
+  JSON.stringify({
+    type: "step",
+    data: {
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: `call_${n}`,
+            type: "function",
+            function: {
+              name: "get_order",
+              arguments: `{"order_id":"W${String(n).padStart(7, "0")}"}`,
+            },
+          },
+        ],
+      },
+    },
+  });
+const question = JSON.stringify({
+  type: "step",
+  data: { message: { role: "assistant", content: "Could you tell me the order id, please?" } },
+});
+
+async function session(
+  deadline: number,
+  latencies: number[],
+): Promise<{ steps: number; resets: number }> {
+  const socket = new WebSocket(url, { perMessageDeflate: false });
+  await new Promise((resolve, reject) => {
+    socket.once("open", resolve);
+    socket.once("error", reject);
+  });
+  let steps = 0;
+  let resets = 0;
+  let turn = 0;
+  let sentAt = 0;
+  let stepping = false;
+  const send = (frame: string, isStep: boolean) => {
+    stepping = isStep;
+    sentAt = performance.now();
+    socket.send(frame);
+  };
+  await new Promise<void>((resolve) => {
+    socket.on("message", (data) => {
+      const now = performance.now();
+      const reply = JSON.parse(String(data)) as { type: string; data?: { done?: boolean } };
+      if (stepping) {
+        steps++;
+        latencies.push(now - sentAt);
+      } else resets++;
+      if (now >= deadline) {
+        socket.close();
+        resolve();
+        return;
+      }
+      if (reply.type === "error") throw new Error(`the server refused a frame: ${String(data)}`);
+      if (reply.type === "observation" && reply.data?.done) {
+        turn = 0;
+        send(reset, false);
+        return;
+      }
+      turn++;
+      send(turn % 2 === 1 ? lookup(turn) : question, true);
+    });
+    send(reset, false);
+  });
+  return { steps, resets };
+}
+
+const latencies: number[] = [];
+const started = performance.now();
+const deadline = started + seconds * 1000;
+const counts = await Promise.all(
+  Array.from({ length: sessions }, () => session(deadline, latencies)),
+);
+const elapsed = (performance.now() - started) / 1000;
+process.stdout.write(
+  JSON.stringify({
+    steps: counts.reduce((sum, c) => sum + c.steps, 0),
+    resets: counts.reduce((sum, c) => sum + c.resets, 0),
+    seconds: elapsed,
+    latencies,
+  }),
+);

@@ -1,0 +1,120 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { WebSocketServer } from "ws";
+import { serve } from "../server/index.ts";
+
+const spawnLoad = promisify(execFile);
+const SPEC = new URL("../examples/retail-orders.json", import.meta.url).pathname;
+const SESSIONS = [1, 64, 512];
+const SECONDS = 4;
+/** Aims at 64 sessions: at least half the raw echo server's rate, and a step p99 under 5 ms. */
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 5;
+
+interface Measured {
+  steps: number;
+  resets: number;
+  seconds: number;
+  latencies: number[];
+}
+
+/** Runs the load generator (bench/server-load.ts) as its own process, on its own core, against `url`. */
+async function load(url: string, sessions: number): Promise<Measured> {
+  const { stdout } = await spawnLoad(
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      fileURLToPath(new URL("./server-load.ts", import.meta.url)),
+      JSON.stringify({ url, sessions, seconds: SECONDS }),
+    ],
+    { maxBuffer: 256 * 1024 * 1024 },
+  );
+  return JSON.parse(stdout) as Measured;
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+}
+
+/** p-quantile of the server's own step time, from its Prometheus histogram (as histogram_quantile reads it). */
+function histogramQuantile(metrics: string, q: number): number {
+  const buckets = [...metrics.matchAll(/rehearse_step_seconds_bucket\{le="([^"]+)"\} (\d+)/g)].map(
+    (m) => ({ le: m[1] === "+Inf" ? Number.POSITIVE_INFINITY : Number(m[1]), count: Number(m[2]) }),
+  );
+  const total = buckets.at(-1)?.count ?? 0;
+  const rank = q * total;
+  let lower = 0;
+  let below = 0;
+  for (const { le, count } of buckets) {
+    if (count >= rank) {
+      if (!Number.isFinite(le)) return lower;
+      return lower + ((le - lower) * (rank - below)) / Math.max(1, count - below);
+    }
+    lower = le;
+    below = count;
+  }
+  return Number.NaN;
+}
+
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+/**
+ * Steps per second and step latency of the environment server for 1, 64 and 512 concurrent
+ * sessions (offline person and world), beside a raw `ws` echo server measured in the same run by
+ * the same client; prints the ratio. Each size runs against a fresh server, so the server-side
+ * figures (from /metrics) are that size's alone.
+ */
+export async function run(): Promise<void> {
+  const echo = new WebSocketServer({ port: 0, host: "127.0.0.1", perMessageDeflate: false });
+  echo.on("connection", (socket) =>
+    socket.on("message", (data, isBinary) => socket.send(data, { binary: isBinary })),
+  );
+  await new Promise((resolve) => echo.once("listening", resolve));
+  const echoUrl = `ws://127.0.0.1:${(echo.address() as { port: number }).port}`;
+  console.log(
+    `server: steps/s over ${SECONDS} s per run, client in its own process (retail example, offline person and world; a lookup and a question in turn, a reset after each episode)`,
+  );
+  console.log(
+    "  sessions | rehearse steps/s | echo frames/s | ratio | round trip p50 / p99 (rehearse) | (echo)            | server step p50 / p99",
+  );
+  try {
+    for (const sessions of SESSIONS) {
+      const server = await serve(SPEC, {
+        port: 0,
+        maxSessions: 1024,
+        stepRate: 1e9,
+        maxTurns: 1000,
+        idleTtl: 600,
+      });
+      let env: Measured;
+      let metrics: string;
+      try {
+        env = await load(server.wsUrl, sessions);
+        metrics = await (await fetch(`${server.url}/metrics`)).text();
+      } finally {
+        await server.close();
+      }
+      const raw = await load(echoUrl, sessions);
+      const envRate = env.steps / env.seconds;
+      const rawRate = raw.steps / raw.seconds;
+      const envSorted = env.latencies.sort((a, b) => a - b);
+      const rawSorted = raw.latencies.sort((a, b) => a - b);
+      const serverP50 = histogramQuantile(metrics, 0.5) * 1000;
+      const serverP99 = histogramQuantile(metrics, 0.99) * 1000;
+      const ratio = envRate / rawRate;
+      console.log(
+        `  ${String(sessions).padStart(8)} | ${envRate.toFixed(0).padStart(16)} | ${rawRate.toFixed(0).padStart(13)} | ${ratio.toFixed(2).padStart(5)} | ${`${ms(quantile(envSorted, 0.5))} / ${ms(quantile(envSorted, 0.99))}`.padEnd(31)} | ${`${ms(quantile(rawSorted, 0.5))} / ${ms(quantile(rawSorted, 0.99))}`.padEnd(17)} | ${ms(serverP50)} / ${ms(serverP99)}  (${env.resets} resets)`,
+      );
+      if (sessions === 64)
+        console.log(
+          `  goal at 64 sessions: ratio ≥ ${TARGET_RATIO} (${ratio >= TARGET_RATIO ? "met" : "MISSED"}), server step p99 < ${TARGET_P99_MS} ms (${serverP99 < TARGET_P99_MS ? "met" : "MISSED"}), round-trip p99 < ${TARGET_P99_MS} ms (${quantile(envSorted, 0.99) < TARGET_P99_MS ? "met" : "MISSED"})`,
+        );
+    }
+  } finally {
+    for (const socket of echo.clients) socket.terminate();
+    echo.close();
+  }
+}
