@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import grade from "../../examples/grader.ts";
+import { Agent, OfflineAgent, type Row, rollout } from "../../index.ts";
+import { EnvClient } from "../../sdk-client/index.ts";
+import { type ServerHandle, serve } from "../../server/index.ts";
+
+let agent: Agent;
+const servers: ServerHandle[] = [];
+
+beforeAll(async () => {
+  agent = await Agent.load("examples/retail-orders.json");
+});
+afterAll(async () => {
+  await Promise.all(servers.map((server) => server.close()));
+});
+
+async function started(grader: (row: Row) => unknown): Promise<ServerHandle> {
+  const server = await serve(agent, { port: 0, rows: 6, grader: grader as never });
+  servers.push(server);
+  return server;
+}
+
+describe("a configured grader", () => {
+  it("gives each finished episode its reward, and the reward reply carries its verdict beside the checks", async () => {
+    const graded: Row[] = [];
+    const server = await started((row) => {
+      graded.push(row);
+      return grade(row);
+    });
+    for (let seed = 0; seed < 4; seed++) {
+      const client = new EnvClient(server.wsUrl);
+      const early = await client.reset({ seed });
+      expect((await client.reward()).done).toBe(false);
+      const { last } = await rollout(
+        client,
+        new OfflineAgent({ slipRate: 0.5 }).start(agent, seed),
+        { episode_id: early.observation.metadata.episode_id },
+      );
+      const row = graded.at(-1) as Row;
+      const verdict = grade(row);
+      expect(last.reward).toBe(verdict.reward);
+      const report = await client.reward();
+      expect(report).toMatchObject({ done: true, reward: verdict.reward, reason: verdict.reason });
+      expect(report.grader).toEqual(verdict);
+      expect(report.checks.map((check) => check.name)).toContain("conduct");
+      await client.close();
+    }
+    // Asked once per episode, however often the reward is asked for.
+    expect(graded).toHaveLength(4);
+  });
+
+  it("that fails, or answers outside the grade's shape, leaves the episode's own reward with grade_error", async () => {
+    for (const grader of [
+      () => {
+        throw new Error("the rubric service is down");
+      },
+      () => ({ reward: 7, reason: "too good" }),
+    ]) {
+      const server = await started(grader);
+      const client = new EnvClient(server.wsUrl);
+      const { last } = await rollout(client, new OfflineAgent().start(agent, 2), { seed: 2 });
+      const report = await client.reward();
+      expect(report.grade_error).toMatch(/^grader: /);
+      expect(report.grader).toBeUndefined();
+      expect(last.reward).toBe(report.reward);
+      expect(report.reward).toBe(report.checks.every((check) => check.passed) ? 1 : 0);
+      await client.close();
+    }
+  });
+});
