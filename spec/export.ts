@@ -1,13 +1,10 @@
 import { z } from "zod";
-import { BackendSpecSchema } from "./backend.ts";
 import { CalibrationSchema } from "./grade.ts";
 
 /** The most each count option of the exports takes: far past any real run, refused by name above. */
 export const EXPORT_LIMITS = {
   /** Rollouts in one RL group (the same bound as rollouts per situation). */
   k: 1024,
-  /** Texts sent to an embeddings endpoint in one request. */
-  embedBatch: 2048,
 } as const;
 
 /** The near-copy and semantic thresholds of the leakage check (the brief's figures). */
@@ -154,6 +151,3 @@ export const ExportSidecarSchema = z.object({
   removed: z.array(RemovalSchema).optional(),
 });
 export type ExportSidecar = z.infer<typeof ExportSidecarSchema>;
-
-/** The embedder of the semantic rule as the CLI takes it: a backend spec of an embeddings endpoint. */
-export const EmbedderSpecSchema = BackendSpecSchema;
