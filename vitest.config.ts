@@ -7,6 +7,8 @@ export default defineConfig({
     reporters: ["default", "json"],
     outputFile: { json: ".vitest-report.json" },
     testTimeout: 60_000,
+    // Setup that simulates and grades a dataset outlasts the 10 s default on a loaded two-core machine.
+    hookTimeout: 60_000,
     // A worker per core: vitest's default leaves one idle, which on two cores runs the files one by one.
     maxWorkers: availableParallelism(),
     // A worker keeps the modules it loaded from one file to the next: loading the engine again for
