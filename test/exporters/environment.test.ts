@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,8 +14,8 @@ import {
 } from "../../env/index.ts";
 import grade from "../../examples/grader.ts";
 import { exportEnvironment } from "../../exporters/index.ts";
-import { type ServerHandle, serve } from "../../server/index.ts";
 import type { Row } from "../../spec/index.ts";
+import { CLI, ROOT } from "../support/cli.ts";
 
 const run = promisify(execFile);
 /** Debian's Python, where .ci/run installs python3-websockets. */
@@ -173,18 +173,53 @@ describe("exportEnvironment: a verifiers package", () => {
     await exportEnvironment(data, again, { overwrite: true, band: null });
   });
 
-  describe("its WebSocket client against rehearse serve (verifiers replaced by a named stand-in)", () => {
-    let server: ServerHandle;
+  describe("its WebSocket client against `rehearse serve` on its spec.json (verifiers replaced by a named stand-in)", () => {
+    const live = join(tmpdir(), `rehearse-env-live-${process.pid}`);
+    let server: ChildProcess;
+    let wsUrl: string;
     beforeAll(async () => {
-      server = await serve(SPEC, { port: 0, rows: ROWS, seed: SEED, stepRate: 1e6 });
+      await exportEnvironment(data, live, { band: null, overwrite: true }).catch(async (error) => {
+        await rm(live, { recursive: true, force: true });
+        throw error;
+      });
+      // The command the package's README prints, as a user runs it.
+      server = spawn(
+        CLI[0],
+        [
+          ...CLI.slice(1),
+          "serve",
+          "--spec",
+          join(live, "spec.json"),
+          "--rows",
+          String(ROWS),
+          "--port",
+          "0",
+          "--step-rate",
+          "100000",
+        ],
+        { cwd: ROOT },
+      );
+      wsUrl = await new Promise<string>((resolve, reject) => {
+        let printed = "";
+        server.stdout?.on("data", (chunk: Buffer) => {
+          printed += chunk.toString();
+          const url = printed.match(/WebSocket (ws:\/\/[^\s,)]+)/)?.[1];
+          if (url) resolve(url);
+        });
+        server.on("exit", (code) =>
+          reject(new Error(`rehearse serve exited with ${code}: ${printed}`)),
+        );
+      });
     });
     afterAll(async () => {
-      await server.close();
+      const exited = new Promise((resolve) => server.once("exit", resolve));
+      server.kill("SIGINT");
+      await exited;
+      await rm(live, { recursive: true, force: true });
     });
 
     it("plays each task to the same conversation and reward as simulate()", async () => {
-      const out = join(folder, "live");
-      await exportEnvironment(data, out, { band: null });
+      const out = live;
       const rows = await data.rows();
       const firstOf = new Map<string, Row>();
       for (const row of rows) if (!firstOf.has(row.task_id)) firstOf.set(row.task_id, row);
@@ -201,7 +236,7 @@ describe("exportEnvironment: a verifiers package", () => {
         await python(
           join(import.meta.dirname, "../python/run_environment.py"),
           out,
-          server.wsUrl,
+          wsUrl,
           join(folder, "turns.json"),
           "train",
         ),
