@@ -7,7 +7,8 @@ import { serve } from "../server/index.ts";
 const spawnLoad = promisify(execFile);
 const SPEC = new URL("../examples/retail-orders.json", import.meta.url).pathname;
 const SESSIONS = [1, 64, 512];
-const SECONDS = 4;
+const SECONDS = 3;
+const TRIES = 2;
 /** Aims at 64 sessions: at least half the raw echo server's rate, and a step p99 under 5 ms. */
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 5;
@@ -60,6 +61,7 @@ function histogramQuantile(metrics: string, q: number): number {
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
+const rate = (measured: Measured) => measured.steps / measured.seconds;
 
 /**
  * Steps per second and step latency of the environment server for 1, 64 and 512 concurrent
@@ -75,31 +77,40 @@ export async function run(): Promise<void> {
   await new Promise((resolve) => echo.once("listening", resolve));
   const echoUrl = `ws://127.0.0.1:${(echo.address() as { port: number }).port}`;
   console.log(
-    `server: steps/s over ${SECONDS} s per run, client in its own process (retail example, offline person and world; a lookup and a question in turn, a reset after each episode)`,
+    `server: steps/s, the better of ${TRIES} runs of ${SECONDS} s, client in its own process (retail example, offline person and world; a lookup and a question in turn, a reset after each episode)`,
   );
   console.log(
     "  sessions | rehearse steps/s | echo frames/s | ratio | round trip p50 / p99 (rehearse) | (echo)            | server step p50 / p99",
   );
   try {
     for (const sessions of SESSIONS) {
-      const server = await serve(SPEC, {
-        port: 0,
-        maxSessions: 1024,
-        stepRate: 1e9,
-        maxTurns: 1000,
-        idleTtl: 600,
-      });
-      let env: Measured;
-      let metrics: string;
-      try {
-        env = await load(server.wsUrl, sessions);
-        metrics = await (await fetch(`${server.url}/metrics`)).text();
-      } finally {
-        await server.close();
+      // Two runs of each, interleaved, the better kept: other work on the machine slows one run, not the figure.
+      let env: Measured | null = null;
+      let raw: Measured | null = null;
+      let metrics = "";
+      for (let attempt = 0; attempt < TRIES; attempt++) {
+        const server = await serve(SPEC, {
+          port: 0,
+          maxSessions: 1024,
+          stepRate: 1e9,
+          maxTurns: 1000,
+          idleTtl: 600,
+        });
+        try {
+          const measured = await load(server.wsUrl, sessions);
+          if (!env || rate(measured) > rate(env)) {
+            env = measured;
+            metrics = await (await fetch(`${server.url}/metrics`)).text();
+          }
+        } finally {
+          await server.close();
+        }
+        const echoed = await load(echoUrl, sessions);
+        if (!raw || rate(echoed) > rate(raw)) raw = echoed;
       }
-      const raw = await load(echoUrl, sessions);
-      const envRate = env.steps / env.seconds;
-      const rawRate = raw.steps / raw.seconds;
+      if (!env || !raw) throw new Error("no run measured");
+      const envRate = rate(env);
+      const rawRate = rate(raw);
       const envSorted = env.latencies.sort((a, b) => a - b);
       const rawSorted = raw.latencies.sort((a, b) => a - b);
       const serverP50 = histogramQuantile(metrics, 0.5) * 1000;

@@ -1,7 +1,9 @@
 import type { WireErrorCode } from "../spec/index.ts";
 
 /** Upper bounds (seconds) of the step latency histogram's buckets. */
-const BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
 
 /**
  * The server's counters, read by `GET /metrics` in Prometheus' text format: sessions and

@@ -8,6 +8,7 @@ import {
   loadDataset,
   OfflineAgent,
   Planner,
+  type RolloutResult,
   type Row,
   rollout,
   type Situation,
@@ -94,7 +95,7 @@ describe("an episode over the wire", () => {
       body: JSON.stringify({ name: "frozen.jsonl" }),
     });
     expect(response.status).toBe(200);
-    const result = await response.json();
+    const result = (await response.json()) as { path: string };
     expect(result).toMatchObject({ rows: 3, dropped: 0, path: join(folder, "frozen.jsonl") });
     const data = await loadDataset(result.path);
     const frozen = await data.rows();
@@ -113,7 +114,7 @@ describe("an episode over the wire", () => {
       body: JSON.stringify({ name: "frozen.jsonl" }),
     });
     expect(again.status).toBe(409);
-    expect((await again.json()).error).toMatch(/already exists/);
+    expect(((await again.json()) as { error: string }).error).toMatch(/already exists/);
     const bad = await fetch(`${server.url}/v1/freeze`, {
       method: "POST",
       body: JSON.stringify({ name: "../escape.jsonl" }),
@@ -137,7 +138,7 @@ describe("an episode over the wire", () => {
         }),
       ),
     );
-    const local = [];
+    const local: RolloutResult[] = [];
     for (const { row, seed } of plays) {
       const episode = new Episode({ spec: agent, situation: situationOf(row) });
       local.push(

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, Episode, Planner, type Situation } from "../../index.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
-import { RawSocket } from "./harness.ts";
+import { RawSocket, type Reply } from "./harness.ts";
 
 const SPEC = "examples/retail-orders.json";
 let agent: Agent;
@@ -95,7 +95,7 @@ describe("every error code, answered on the connection", () => {
   it("EXECUTION_ERROR for a step after the episode is over", async () => {
     const socket = await RawSocket.open(server.wsUrl);
     await socket.ask({ type: "reset", data: { seed: 1 } });
-    let reply: any;
+    let reply: Reply;
     for (let i = 0; i < 20; i++) {
       reply = await socket.ask({ type: "step", data: { message: say(`Anything else? (${i})`) } });
       if (reply.data.done) break;
@@ -207,12 +207,12 @@ describe("every error code, answered on the connection", () => {
 describe("HTTP routes", () => {
   it("serves health, metadata and OpenEnv's three schemas from spec/", async () => {
     expect(await (await fetch(`${server.url}/health`)).json()).toEqual({ status: "healthy" });
-    const metadata = await (await fetch(`${server.url}/metadata`)).json();
+    const metadata = (await (await fetch(`${server.url}/metadata`)).json()) as object;
     expect(metadata).toMatchObject({
       name: `rehearse: ${agent.name}`,
       description: agent.system_prompt,
     });
-    const schema = await (await fetch(`${server.url}/schema`)).json();
+    const schema = (await (await fetch(`${server.url}/schema`)).json()) as Record<string, Reply>;
     expect(Object.keys(schema).sort()).toEqual(["action", "observation", "state"]);
     expect(schema.action.required).toEqual(["message"]);
     expect(schema.observation.required).toEqual(

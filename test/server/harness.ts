@@ -4,6 +4,13 @@ import WebSocket from "ws";
 
 const packr = new Packr({ useRecords: false, encodeUndefinedAsNil: true });
 
+/**
+ * A reply as a test reads it: any message the server sent, good or bad, whose fields the assertions
+ * reach by path (a fuzzed frame can earn any of them, so no narrower type fits).
+ */
+// biome-ignore lint/suspicious/noExplicitAny: replies are checked by the assertions, field by field.
+export type Reply = any;
+
 /** A raw WebSocket to the server that reads replies one at a time, for tests that send any bytes. */
 export class RawSocket {
   readonly socket: WebSocket;
@@ -41,7 +48,7 @@ export class RawSocket {
   }
 
   /** The next reply (waits for it). */
-  next(timeoutMs = 10_000): Promise<any> {
+  next(timeoutMs = 10_000): Promise<Reply> {
     const ready = this.replies.shift();
     if (ready !== undefined) return Promise.resolve(ready);
     return new Promise((resolve, reject) => {
@@ -61,7 +68,7 @@ export class RawSocket {
   }
 
   /** Sends and waits for the reply. */
-  async ask(message: unknown, binary = false): Promise<any> {
+  async ask(message: unknown, binary = false): Promise<Reply> {
     this.send(message, binary);
     return this.next();
   }
