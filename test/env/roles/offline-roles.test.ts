@@ -1,83 +1,37 @@
-import { readdirSync, readFileSync } from "node:fs";
-import { basename } from "node:path";
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { Episode } from "../../../env/episode.ts";
 import { simulatorChecks } from "../../../env/grade/simulator.ts";
 import { samplePersona } from "../../../env/people/persona.ts";
-import { behaviourOf } from "../../../env/people/stances.ts";
-import { isSentence } from "../../../env/quality.ts";
 import { OfflineAgent } from "../../../env/roles/offline-agent.ts";
 import { OfflineUser, offlineUser } from "../../../env/roles/offline-user.ts";
 import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
 import type { SituationWriter, UserSimulator } from "../../../env/roles/types.ts";
 import { playEpisode } from "../../../env/rollout.ts";
-import { simulate } from "../../../env/simulate.ts";
-import { agentWrites } from "../../../env/text/agent-written.ts";
 import { awaitsGoAhead } from "../../../env/text/phrases.ts";
 import { intentOf, needsConfirmation } from "../../../env/text/reading.ts";
 import { spokenName } from "../../../env/text/slots.ts";
-import { snake } from "../../../env/util/names.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import grade from "../../../examples/grader.ts";
-import type { AgentSpec, ChatMessage, Coordinate, Quality, Row } from "../../../spec/index.ts";
+import type { AgentSpec, ChatMessage, Coordinate, Row } from "../../../spec/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
-
-/** The specs written apart from the examples (DESIGN §16), whose runs the quality table measures. */
-const SPECS = "test/fixtures/specs/";
-/** Every spec of the corpus: the examples and the fixture specs. */
-const CORPUS = [
-  ...readdirSync("examples")
-    .filter((f) => f.endsWith(".json"))
-    .map((f) => `examples/${f}`),
-  ...readdirSync(SPECS)
-    .filter((f) => f.endsWith(".json"))
-    .map((f) => `${SPECS}${f}`),
-].sort();
-const RETAIL = "examples/retail-orders.json";
-const FINANCE = "examples/personal-finance.json";
-const HELPDESK = "examples/it-helpdesk.json";
-/** Rows simulated per corpus spec, shared by every check that reads a run (≥ 300, ≥ 500 for openings). */
-const ROWS = 500;
-const HEAVY = 150_000;
-
-const agents = new Map<string, Promise<Agent>>();
-const agentOf = (path: string): Promise<Agent> => {
-  let agent = agents.get(path);
-  if (!agent) {
-    agent = Agent.load(path);
-    agents.set(path, agent);
-  }
-  return agent;
-};
-
-/** What a run yields for the checks: its rows, and its own measures of them. */
-interface Run {
-  rows: Row[];
-  quality: Quality | null;
-  warnings: string[];
-}
-
-const runs = new Map<string, Promise<Run>>();
-/**
- * One offline run of a spec, simulated once per file and shared between tests: the roles' checks
- * and the quality table read the same rows, so the corpus is simulated once.
- */
-const runOf = (path: string, slipRate?: number, rows = ROWS): Promise<Run> => {
-  const key = `${path} ${slipRate ?? "default"} ${rows}`;
-  let run = runs.get(key);
-  if (!run) {
-    run = simulate(path, { rows, ...(slipRate === undefined ? {} : { slipRate }) }).then(
-      async (data) => ({ rows: await data.rows(), quality: data.quality, warnings: data.warnings }),
-    );
-    runs.set(key, run);
-  }
-  return run;
-};
-/** The rows of one offline run of a spec (see {@link runOf}). */
-const rowsOf = async (path: string, slipRate?: number, rows = ROWS): Promise<Row[]> =>
-  (await runOf(path, slipRate, rows)).rows;
+import { corpusChecks } from "./corpus-checks.ts";
+import {
+  agentOf,
+  CORPUS,
+  CORPUS_PARTS,
+  FINANCE,
+  HEAVY,
+  HELPDESK,
+  HOTEL,
+  none,
+  RETAIL,
+  rowsOf,
+  startOf,
+  summary,
+} from "./corpus-runs.ts";
 
 const personOf = (agent: Agent, axes: Partial<Coordinate>, seed = 7) => {
   const situation = situationOf(agent, axes, seed);
@@ -105,32 +59,11 @@ const opening = (message: string): SituationWriter => ({
   write: async () => ({ history: [], message }),
 });
 
-/** The first message of the conversation proper (after any earlier contact). */
-const startOf = (row: Row) => 1 + row.episode.history_turns;
-
-/** The index of the person's last message before message `i` (in the conversation proper), or -1. */
-const lastUserBefore = (row: Row, i: number): number => {
-  for (let j = i - 1; j >= startOf(row); j--) if (row.messages[j]?.role === "user") return j;
-  return -1;
-};
-
-/**
- * Whether a deliberate slip accounts for the agent's message `i`: recorded on it, or on an earlier
- * message since the person last spoke (the same slipped call made again after a timeout).
- */
-const slipCovers = (row: Row, i: number): boolean => {
-  const since = lastUserBefore(row, i);
-  return row.episode.slips.some((s) => s.message > since && s.message <= i);
-};
-
 /** A value said as a whole token: "DQHVB1" is not said inside "DQHVB10". */
 const saysValue = (text: string, value: string): boolean =>
   new RegExp(`(?<![A-Za-z0-9])${value.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![A-Za-z0-9])`).test(
     text,
   );
-
-const summary = <T>(cases: T[]) => ({ count: cases.length, first: cases.slice(0, 5) });
-const none = { count: 0, first: [] };
 
 describe("the offline agent", () => {
   it("reads a request across wordings, and a possessive before an action word as a noun", async () => {
@@ -199,108 +132,6 @@ describe("the offline agent", () => {
         }
       }
       expect(asks).toBeGreaterThan(100);
-      expect(summary(cases)).toEqual(none);
-    },
-    HEAVY,
-  );
-
-  it(
-    "never puts a sentence into an identifier field, except in a recorded slip",
-    async () => {
-      const DETAIL = /(_id|_number|_code|email|phone|name)$/;
-      const cases: string[] = [];
-      let checked = 0;
-      for (const path of CORPUS) {
-        const rows = await rowsOf(path);
-        expect(rows.length).toBeGreaterThanOrEqual(300);
-        for (const row of rows) {
-          row.messages.forEach((message, i) => {
-            if (message.role !== "assistant" || slipCovers(row, i)) return;
-            for (const c of message.tool_calls ?? []) {
-              // Fields nested in objects (a flight's number, a medication's rx number) count too.
-              const visit = (value: unknown, field: string | null): void => {
-                if (Array.isArray(value)) for (const v of value) visit(v, field);
-                else if (value !== null && typeof value === "object")
-                  for (const [k, v] of Object.entries(value)) visit(v, k);
-                else if (typeof value === "string" && field && DETAIL.test(snake(field))) {
-                  checked++;
-                  if (isSentence(value))
-                    cases.push(
-                      `${path} ${row.task_id} message ${i}: ${c.function.name}.${field} = ${JSON.stringify(value)}`,
-                    );
-                }
-              };
-              visit(JSON.parse(c.function.arguments), null);
-            }
-          });
-        }
-      }
-      expect(checked).toBeGreaterThan(1000);
-      expect(summary(cases)).toEqual(none);
-    },
-    HEAVY,
-  );
-
-  it(
-    "reads every detail of a write back and waits for a yes before it",
-    async () => {
-      const YES = /\b(yes|yeah|yep|sure|ok(ay)?|go ahead|do it|please do|correct)\b/i;
-      const NO = /^\W*(no|nope|nah|don'?t|wait|stop)\b/i;
-      const cases: string[] = [];
-      let writes = 0;
-      let refusals = 0;
-      for (const path of CORPUS) {
-        const agent = await agentOf(path);
-        const model = WorldModel.of(agent);
-        for (const row of await rowsOf(path)) {
-          row.messages.forEach((message, i) => {
-            if (message.role !== "assistant" || i < startOf(row)) return;
-            for (const c of message.tool_calls ?? []) {
-              const tool = model.tools.get(c.function.name);
-              if (!tool || !needsConfirmation(agent, tool) || slipCovers(row, i)) continue;
-              writes++;
-              const where = `${path} ${row.task_id} message ${i} ${c.function.name}`;
-              const answer = lastUserBefore(row, i);
-              const reply = row.messages[answer];
-              const readBack = row.messages[answer - 1];
-              const text = readBack?.role === "assistant" ? (readBack.content ?? "") : "";
-              if (reply?.role !== "user" || !YES.test(reply.content) || NO.test(reply.content)) {
-                cases.push(`${where}: the person's last word was not a yes`);
-                continue;
-              }
-              if (!awaitsGoAhead(text)) {
-                cases.push(
-                  `${where}: the yes did not answer a read-back (${JSON.stringify(text)})`,
-                );
-                continue;
-              }
-              // The agent's own free text (a summary, a description it writes) is not the person's to confirm.
-              const values = Object.entries(JSON.parse(c.function.arguments) as object)
-                .filter(([param]) => !agentWrites(tool, param))
-                .flatMap(([param, value]) => strings(value).map((v) => [param, v] as const))
-                .filter(([, v]) => v.length >= 3);
-              for (const [param, value] of values)
-                if (!text.includes(value))
-                  cases.push(`${where}: ${param} ${JSON.stringify(value)} was not read back`);
-            }
-          });
-          // Told no, the agent does not go on to make the change.
-          row.messages.forEach((message, i) => {
-            const asked = row.messages[i - 1];
-            if (message.role !== "user" || i <= startOf(row) || asked?.role !== "assistant") return;
-            if (!awaitsGoAhead(asked.content ?? "") || !NO.test(message.content)) return;
-            refusals++;
-            const next = row.messages[i + 1];
-            for (const c of next?.role === "assistant" ? (next.tool_calls ?? []) : []) {
-              const tool = model.tools.get(c.function.name);
-              if (tool && needsConfirmation(agent, tool))
-                cases.push(`${path} ${row.task_id}: called ${c.function.name} right after a no`);
-            }
-          });
-        }
-      }
-      expect(writes).toBeGreaterThan(500);
-      expect(refusals).toBeGreaterThan(0);
       expect(summary(cases)).toEqual(none);
     },
     HEAVY,
@@ -381,61 +212,11 @@ describe("the offline agent", () => {
   });
 
   it(
-    "slips only when allowed, and every slip is recorded and found",
+    "slips only when allowed",
     async () => {
       for (const path of [RETAIL, FINANCE, HELPDESK])
         for (const row of await rowsOf(path, 0, 200))
           expect(row.episode.slips, `${path} ${row.task_id}`).toEqual([]);
-
-      const FINDING = {
-        invented_identifier: "unknown_identifier",
-        claimed_unperformed_action: "unbacked_action_claim",
-        claimed_success_after_error: "success_after_failure",
-      } as const;
-      const cases: string[] = [];
-      const kinds = new Set<string>();
-      for (const path of CORPUS) {
-        const agent = await agentOf(path);
-        const model = WorldModel.of(agent);
-        for (const row of await rowsOf(path)) {
-          for (const slip of row.episode.slips) {
-            kinds.add(slip.kind);
-            const where = `${path} ${row.task_id} ${slip.kind} (${slip.detail}) at ${slip.message}`;
-            const message = row.messages[slip.message];
-            if (message?.role !== "assistant") {
-              cases.push(`${where}: not an agent message`);
-              continue;
-            }
-            const calls = message.tool_calls ?? [];
-            if (slip.kind === "early_handoff") {
-              const handedOff =
-                calls.some((c) => model.tools.get(c.function.name)?.kind === "handoff") ||
-                /colleague/i.test(message.content ?? "");
-              if (!handedOff) cases.push(`${where}: no hand-off there`);
-            } else if (slip.kind === "skipped_confirmation") {
-              const write = calls.some((c) => {
-                const tool = model.tools.get(c.function.name);
-                return tool !== undefined && needsConfirmation(agent, tool);
-              });
-              const asked = awaitsGoAhead(
-                (row.messages[lastUserBefore(row, slip.message) - 1] as { content?: string | null })
-                  ?.content ?? "",
-              );
-              if (!write || asked) cases.push(`${where}: no unconfirmed write there`);
-            } else {
-              const check = FINDING[slip.kind];
-              if (
-                !row.conduct.some((f) => f.check === check && f.evidence.message === slip.message)
-              )
-                cases.push(
-                  `${where}: no ${check} finding (conduct: ${JSON.stringify(row.conduct)})`,
-                );
-            }
-          }
-        }
-      }
-      expect(kinds.size).toBeGreaterThanOrEqual(4);
-      expect(summary(cases)).toEqual(none);
     },
     HEAVY,
   );
@@ -488,7 +269,7 @@ describe("the offline person", () => {
     "never sends the same message twice",
     async () => {
       const cases: string[] = [];
-      for (const path of [RETAIL, FINANCE, "test/fixtures/specs/hotel.json"]) {
+      for (const path of [RETAIL, FINANCE, HOTEL]) {
         const rows = await rowsOf(path);
         expect(rows.length).toBeGreaterThanOrEqual(300);
         for (const row of rows) {
@@ -527,47 +308,6 @@ describe("the offline person", () => {
     }
     expect(asked).toBeGreaterThan(0);
   });
-
-  it(
-    "paraphrases a rule when pressing, never quoting it",
-    async () => {
-      const words = (text: string) =>
-        text
-          .toLowerCase()
-          .replace(/[\uE000\uE001]/g, "")
-          .split(/[^a-z0-9']+/)
-          .filter(Boolean);
-      const cases: string[] = [];
-      let pressing = 0;
-      for (const path of CORPUS) {
-        const agent = await agentOf(path);
-        const runs = new Set<string>();
-        for (const rule of agent.policy.rules) {
-          const w = words(rule.text);
-          for (let i = 0; i + 8 <= w.length; i++) runs.add(w.slice(i, i + 8).join(" "));
-        }
-        for (const row of await rowsOf(path)) {
-          const stance = agent.axes.stance.find((s) => s.name === row.situation.axes.stance);
-          if (!stance || behaviourOf(stance) !== "pressuring") continue;
-          pressing++;
-          for (const message of row.messages) {
-            if (message.role !== "user") continue;
-            const w = words(message.content);
-            for (let i = 0; i + 8 <= w.length; i++) {
-              const run = w.slice(i, i + 8).join(" ");
-              if (runs.has(run)) {
-                cases.push(`${path} ${row.task_id}: "${run}"`);
-                break;
-              }
-            }
-          }
-        }
-      }
-      expect(pressing).toBeGreaterThan(100);
-      expect(summary(cases)).toEqual(none);
-    },
-    HEAVY,
-  );
 
   it("plays a custom stance from its name or description", async () => {
     const spec = JSON.parse(readFileSync(RETAIL, "utf8")) as AgentSpec;
@@ -611,40 +351,6 @@ describe("the offline person", () => {
     expect(hurried.persona.patience).toBeLessThan(neutral.persona.patience);
     expect(new OfflineUser(hurried.persona, 1).reply(failure).end).toBe("gave_up");
   });
-});
-
-describe("the offline writer", () => {
-  it(
-    "varies its openings and never puts a filler code where a name is expected",
-    async () => {
-      const frame = (text: string) =>
-        text
-          .toLowerCase()
-          .replace(/\S*\d\S*/g, "#")
-          .split(/[^a-z#']+/)
-          .filter(Boolean)
-          .slice(0, 5)
-          .join(" ");
-      const cases: string[] = [];
-      for (const path of CORPUS) {
-        const rows = await rowsOf(path);
-        expect(rows.length).toBeGreaterThanOrEqual(500);
-        const frames = new Set<string>();
-        for (const row of rows) {
-          const first = row.messages[startOf(row)];
-          if (first?.role === "user") frames.add(frame(first.content));
-          for (const [param, value] of Object.entries(row.episode.goal.arguments))
-            if (/_name$/.test(snake(param)) && typeof value === "string")
-              if (/^[A-Z][a-z]+-\d{3}$/.test(value))
-                cases.push(`${path} ${row.task_id}: ${param} = ${value}`);
-        }
-        if (frames.size < rows.length * 0.25)
-          cases.push(`${path}: ${frames.size} opening frames in ${rows.length} rows`);
-      }
-      expect(summary(cases)).toEqual(none);
-    },
-    HEAVY,
-  );
 });
 
 describe("the reward", () => {
@@ -744,123 +450,14 @@ describe("the reward", () => {
   });
 });
 
-describe("the run's quality on the corpus", () => {
-  /** Ids a utility tool's answer would carry had it made a record. */
-  function createdIdIn(content: string, idFields: ReadonlySet<string>): string | null {
-    let body: unknown;
-    try {
-      body = JSON.parse(content);
-    } catch {
-      return null;
-    }
-    if (body === null || typeof body !== "object") return null;
-    const key = Object.keys(body).find((k) => idFields.has(k) || k === "created_at");
-    return key ?? null;
-  }
-
-  it("the quality table: every figure in bounds on every corpus spec, with no warning", async () => {
-    const table: string[] = [];
-    const problems: string[] = [];
-    const pct = (f: { fraction: number | null }) =>
-      f.fraction === null ? "   —  " : `${(f.fraction * 100).toFixed(1).padStart(5)}%`;
-    table.push(
-      [
-        "spec".padEnd(17),
-        "exercised",
-        "loops ",
-        "empty ",
-        "sentences",
-        "confirmed",
-        "openings",
-        "reached",
-        "utility",
-        "never called",
-      ].join(" | "),
-    );
-    for (const path of CORPUS.filter((p) => p.startsWith(SPECS))) {
-      const name = basename(path, ".json");
-      const agent = await agentOf(path);
-      const { rows, quality: q, warnings } = await runOf(path);
-      expect(q, name).not.toBeNull();
-      if (!q) continue;
-      const model = WorldModel.of(agent);
-      const utilities = new Set(agent.tools.filter((t) => t.role === "utility").map((t) => t.name));
-      const idFields = new Set([...model.entities.values()].map((e) => e.idField));
-      let utilityCalls = 0;
-      for (const row of rows) {
-        const names = new Map<string, string>();
-        for (const message of row.messages) {
-          if (message.role === "assistant")
-            for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
-          if (message.role !== "tool") continue;
-          const tool = names.get(message.tool_call_id) ?? message.name ?? "";
-          if (!utilities.has(tool)) continue;
-          utilityCalls++;
-          const created = createdIdIn(message.content, idFields);
-          if (created)
-            problems.push(
-              `${name} ${row.id}: ${tool} answered with ${created}: ${message.content}`,
-            );
-        }
-      }
-      table.push(
-        [
-          name.padEnd(17),
-          pct(q.situation_tool_exercised).padEnd(9),
-          pct(q.loops),
-          pct(q.empty_lookups),
-          pct(q.sentence_arguments).padEnd(9),
-          pct(q.confirmed_writes).padEnd(9),
-          pct(q.distinct_openings).padEnd(8),
-          pct(q.goal_reached).padEnd(7),
-          String(utilityCalls).padEnd(7),
-          `${q.tools_never_called.join(", ") || "—"}  (${rows.length} rows)`,
-        ].join(" | "),
-      );
-      const check = (ok: boolean, what: string) => {
-        if (!ok) problems.push(`${name}: ${what}`);
-      };
-      const f = (x: { count: number; of: number; fraction: number | null }) =>
-        `${x.count}/${x.of} = ${x.fraction}`;
-      check(rows.length === 500, `${rows.length} rows`);
-      check(
-        (q.situation_tool_exercised.fraction ?? 0) >= 0.95,
-        `situation_tool_exercised ${f(q.situation_tool_exercised)} < 0.95`,
-      );
-      check((q.loops.fraction ?? 0) <= 0.01, `loops ${f(q.loops)} > 0.01`);
-      if (q.empty_lookups.of > 0)
-        check(
-          (q.empty_lookups.fraction ?? 0) <= 0.05,
-          `empty_lookups ${f(q.empty_lookups)} > 0.05`,
-        );
-      check(
-        (q.sentence_arguments.fraction ?? 0) <= 0.005,
-        `sentence_arguments ${f(q.sentence_arguments)} > 0.005`,
-      );
-      if (q.confirmed_writes.of >= 20)
-        check(
-          (q.confirmed_writes.fraction ?? 0) >= 0.95,
-          `confirmed_writes ${f(q.confirmed_writes)} < 0.95`,
-        );
-      check(
-        (q.distinct_openings.fraction ?? 0) >= 0.25,
-        `distinct_openings ${f(q.distinct_openings)} < 0.25`,
-      );
-      check(
-        q.tools_never_called.length === 0,
-        `tools never called: ${q.tools_never_called.join(", ")}`,
-      );
-      for (const warning of warnings.filter((w) => w.startsWith("quality:")))
-        problems.push(`${name}: warning ${warning}`);
-    }
-    console.log(`\n${table.join("\n")}\n`);
-    expect(problems).toEqual([]);
+describe("the corpus checks", () => {
+  it("cover every corpus spec once, in two parts", () => {
+    expect([...CORPUS_PARTS[0], ...CORPUS_PARTS[1]].sort()).toEqual(CORPUS);
+    expect(CORPUS_PARTS[0].filter((p) => CORPUS_PARTS[1].includes(p))).toEqual([]);
+    expect(CORPUS_PARTS[1]).toEqual(expect.arrayContaining([RETAIL, FINANCE, HELPDESK, HOTEL]));
   });
 });
 
-/** Every string inside a value, through lists and objects. */
-function strings(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(strings);
-  if (value !== null && typeof value === "object") return Object.values(value).flatMap(strings);
-  return typeof value === "string" ? [value] : [];
-}
+// The second part of the corpus, whose runs the checks above read too; offline-corpus.test.ts
+// checks the first.
+corpusChecks(CORPUS_PARTS[1]);
