@@ -72,6 +72,11 @@ export class Connection {
     socket.on("close", () => this.#dropped());
   }
 
+  /** Whether a request is waiting or running: such a connection is not idle, however long its step takes. */
+  get busy(): boolean {
+    return this.#pending > 0;
+  }
+
   /** Resolves once every frame received so far is answered. */
   idle(): Promise<void> {
     return this.#queue;

@@ -174,7 +174,8 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
       table.sweep(idleMs);
       const now = performance.now();
       for (const connection of connections)
-        if (now - connection.lastActive > idleMs) connection.close(1001, "idle");
+        if (!connection.busy && now - connection.lastActive > idleMs)
+          connection.close(1001, "idle");
     },
     Math.max(20, Math.min(idleMs / 4, 5_000)),
   );

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent } from "../../index.ts";
+import { Agent, offlineUser, type UserSimulator } from "../../index.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
 import { RawSocket } from "./harness.ts";
 
@@ -111,6 +111,35 @@ describe("resume after a dropped connection", () => {
     expect(refused.data.code).toBe("SESSION_ERROR");
     const silent = await RawSocket.open(server.wsUrl, bearer);
     expect(await silent.closed).toBe(1001);
+  });
+});
+
+describe("a slow step", () => {
+  it("keeps its connection open past the idle TTL while the person takes their time", async () => {
+    const slowUser: UserSimulator = {
+      name: "slow offline",
+      start(setup) {
+        const session = offlineUser.start(setup);
+        return {
+          reply: async (conversation) => {
+            await new Promise((resolve) => setTimeout(resolve, 700));
+            return session.reply(conversation);
+          },
+        };
+      },
+    };
+    const slow = await serve(agent, { port: 0, rows: 4, idleTtl: 0.2, userModel: slowUser });
+    try {
+      const socket = await RawSocket.open(slow.wsUrl);
+      await socket.ask({ type: "reset" });
+      const reply = await socket.ask({ type: "step", data: { message: say("How can I help?") } });
+      expect(reply.type).toBe("observation");
+      expect(reply.data.observation.messages[0]?.role).toBe("user");
+      expect(socket.closeCode).toBeNull();
+      expect(await socket.closed).toBe(1001);
+    } finally {
+      await slow.close();
+    }
   });
 });
 
