@@ -5,16 +5,19 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   Agent,
   Episode,
+  InputError,
   loadDataset,
+  type ObservationData,
   OfflineAgent,
   Planner,
   type RolloutResult,
   type Row,
   rollout,
   type Situation,
+  SituationPool,
   simulate,
 } from "../../index.ts";
-import { EnvClient } from "../../sdk-client/index.ts";
+import { EnvClient, type EnvServerError } from "../../sdk-client/index.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
 
 const SPEC = "examples/retail-orders.json";
@@ -78,6 +81,23 @@ describe("an episode over the wire", () => {
       }
     },
   );
+
+  it("deals a reset's split and seed from the planned grid as the in-process pool does", async () => {
+    const client = new EnvClient(server.wsUrl);
+    const local = new Episode({ spec: agent, situations: new SituationPool(agent, grid) });
+    for (const split of ["train", "holdout", "eval"] as const) {
+      const request = { split, seed: 4 };
+      const remote = await client.reset(request).catch((error: EnvServerError) => error);
+      const expected = await local.reset(request).catch((error: InputError) => error);
+      if (expected instanceof InputError) {
+        expect((remote as EnvServerError).data.errors).toEqual(expected.issues);
+        continue;
+      }
+      const { session_id: _, ...result } = remote as ObservationData;
+      expect(result).toEqual(JSON.parse(JSON.stringify(expected)));
+    }
+    await client.close();
+  });
 
   it("freezes finished episodes into a dataset loadDataset reads, with simulate's sidecar", async () => {
     const before = await fetch(`${server.url}/v1/freeze`, {
