@@ -15,10 +15,9 @@ import { CapacityError, type SessionTable } from "./sessions.ts";
 /** Requests one connection may have waiting; past it, a frame is answered RATE_LIMITED at once. */
 const MAX_PENDING = 64;
 
-/** Close codes: capacity (try again later), a factory that failed, a session that cannot be had, another connection resumed it. */
+/** Close codes: closed by the client, a session that cannot be had, a factory or server failure, capacity (try again later), another connection resumed it. */
 const CLOSE = {
   normal: 1000,
-  away: 1001,
   session: 1008,
   factory: 1011,
   capacity: 1013,
@@ -122,8 +121,10 @@ export class Connection {
       try {
         await this.#handle(frame, encoding, started);
       } catch (error) {
-        // Nothing a frame does may take the server down: what escaped the handler is the session's error.
+        // Nothing a frame does may take the server down: what escaped the handler is the session's
+        // error, and as in OpenEnv it ends the connection (the session stays resumable).
         this.#fail(wireError("SESSION_ERROR", messageOf(error)), encoding);
+        this.close(CLOSE.factory, "server error");
       } finally {
         this.#pending--;
       }
