@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { Agent } from "../env/index.ts";
 import { serve } from "../server/index.ts";
-import { SERVE_DEFAULTS, ServeOptionsSchema } from "../spec/index.ts";
+import { DEFAULTS, SERVE_DEFAULTS, ServeOptionsSchema } from "../spec/index.ts";
 import { graderFrom } from "./grade.ts";
 import { EXIT, type Io } from "./io.ts";
 import { number, optionsFrom, seed } from "./options.ts";
@@ -58,11 +58,19 @@ export function serveCommand(program: Command, io: Io, done: (code: number) => v
       `finished episodes kept for POST /v1/freeze (default ${SERVE_DEFAULTS.keepEpisodes})`,
       number,
     )
-    .option("--rows <n>", "situations planned for resets to deal from (default 64)", number)
-    .option("--seed <seed>", "seed of the planned situations (default 0)", seed)
+    .option(
+      "--rows <n>",
+      `situations planned for resets to deal from (default ${DEFAULTS.rows})`,
+      number,
+    )
+    .option(
+      "--seed <seed>",
+      `seed of the planned situations (default ${DEFAULTS.seed}, or the spec's world.seed)`,
+      seed,
+    )
     .option(
       "--max-turns <n>",
-      "assistant messages before an episode is cut off (default 12)",
+      `assistant messages before an episode is cut off (default ${DEFAULTS.maxTurns})`,
       number,
     )
     .option("--freeze-dir <dir>", "folder POST /v1/freeze writes datasets into (default: here)")
