@@ -10,7 +10,11 @@ import {
 } from "../../sdk-client/index.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
 import { CuttableProxy } from "../server/harness.ts";
-import { completion, OpenAICompatibleServer } from "../support/openai-compatible-server.ts";
+import {
+  apiError,
+  completion,
+  OpenAICompatibleServer,
+} from "../support/openai-compatible-server.ts";
 
 const SPEC = "examples/retail-orders.json";
 let agent: Agent;
@@ -163,6 +167,32 @@ describe("rollout with an OpenAI-compatible model", () => {
       await client.close();
     } finally {
       await short.close();
+      await model.close();
+    }
+  });
+
+  it("fails loudly on a model that errs or answers no assistant message, naming the model", async () => {
+    const model = await OpenAICompatibleServer.start();
+    try {
+      const policy = chatModel({ baseUrl: `${model.url}/`, model: "test-model" });
+      const client = new EnvClient(server.wsUrl);
+      model.script(apiError(500, "the GPU fell over"));
+      await expect(rollout(client, policy)).rejects.toThrow(/test-model: HTTP 500 .*GPU fell over/);
+      model.script({ body: { choices: [] } });
+      await expect(rollout(client, policy)).rejects.toThrow(
+        /test-model: the completion holds no message/,
+      );
+      model.script(completion({ content: "" }));
+      await expect(rollout(client, policy)).rejects.toThrow(
+        /test-model: the reply is not an assistant message/,
+      );
+      expect(model.requests.map((r) => r.model)).toEqual([
+        "test-model",
+        "test-model",
+        "test-model",
+      ]);
+      await client.close();
+    } finally {
       await model.close();
     }
   });
