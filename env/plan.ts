@@ -15,7 +15,7 @@ import {
 import { Agent } from "./agent.ts";
 import { coordinateOf } from "./axes.ts";
 import { PairwiseCounter } from "./coverage.ts";
-import { coveringArray } from "./covering/index.ts";
+import { coverageOrder, coveringArray } from "./covering/index.ts";
 import type { PolicyReading } from "./policy/index.ts";
 import { Rng, type Seed } from "./rng.ts";
 import { InputError, issuesOf, SpecError } from "./util/errors.ts";
@@ -494,38 +494,17 @@ class Walk {
 
   /** Orders cells so that every prefix of the walk visits as many new pairs as it can. */
   #order(rows: number[][]): number[] {
-    const seen = this.#visited.slice();
-    const left = rows.map((_, cell) => cell);
-    const order: number[] = [];
-    const isFault = (cell: number) => (rows[cell] as number[])[CONDITION] !== this.#ok;
-    // With the cold-start flip on, kept fault cells are spread through the walk in proportion, so a
-    // run shorter than the grid keeps the fault share it asked for instead of front-loading faults.
-    const faultTotal = this.#faultRate === null ? 0 : left.filter(isFault).length;
-    let faults = 0;
-    while (left.length > 0) {
-      const capped =
-        faultTotal > 0 &&
-        faults + 1 > Math.ceil((faultTotal * (order.length + 1)) / rows.length) &&
-        left.some((c) => !isFault(c));
-      let bestAt = -1;
-      let bestGain = -1;
-      left.forEach((cell, at) => {
-        if (capped && isFault(cell)) return;
-        let gain = 0;
-        for (const p of this.#pairsOf(rows[cell] as number[])) {
-          if (seen[p] === 0 && this.#counter.reach.target[p] === 1) gain++;
-        }
-        if (gain > bestGain) {
-          bestGain = gain;
-          bestAt = at;
-        }
-      });
-      const [cell] = left.splice(bestAt, 1) as [number];
-      if (isFault(cell)) faults++;
-      order.push(cell);
-      bump(seen, this.#pairsOf(rows[cell] as number[]), 1);
-    }
-    return order;
+    return coverageOrder({
+      pairs: rows.map((row) => this.#pairsOf(row)),
+      target: this.#counter.reach.target,
+      seen: this.#visited,
+      // With the cold-start flip on, kept fault cells are spread through the walk in proportion, so
+      // a run shorter than the grid keeps the fault share it asked for instead of front-loading faults.
+      faults:
+        this.#faultRate === null
+          ? undefined
+          : Uint8Array.from(rows, (row) => ((row[CONDITION] as number) === this.#ok ? 0 : 1)),
+    });
   }
 
   /** Pairs the fault would add to the visited set, minus `ok` pairs that only this cell holds. */

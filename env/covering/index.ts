@@ -5,6 +5,7 @@ import { completeRow, reachablePairs } from "./rows.ts";
 import { type CoveringProblem, PairSpace, type ValuePair } from "./space.ts";
 import { repair } from "./tabu.ts";
 
+export { coverageOrder, type OrderInput } from "./order.ts";
 export type { Reachability } from "./rows.ts";
 export { reachablePairs } from "./rows.ts";
 export type { CoveringProblem, ValuePair } from "./space.ts";
