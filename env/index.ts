@@ -111,5 +111,16 @@ export {
   writeFileAtomic,
   writeFilesAtomic,
 } from "./util/files.ts";
+export {
+  conditionOf,
+  coordinateOf,
+  type IngestedTraces,
+  type IngestOptions,
+  ingestTraces,
+  keyOf,
+  tracePicture,
+  wilson,
+  worldOf,
+} from "./traces/index.ts";
 export { canonicalJson, sha256 } from "./util/hash.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

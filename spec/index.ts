@@ -23,5 +23,6 @@ export * from "./messages.ts";
 export * from "./options.ts";
 export * from "./row.ts";
 export * from "./situation.ts";
+export * from "./traces.ts";
 export * from "./wire.ts";
 export * from "./world.ts";
