@@ -5,25 +5,68 @@ import { completeRow, type ValueRanking } from "./rows.ts";
 /**
  * Ranks the values of axis c by how many uncovered pairs they would close with the axes already
  * assigned in the row; ties are broken by the stream so that equal candidates are not biased.
+ * Values that would put a forbidden pair in the row are left out (a row could not take them).
+ * A row mostly takes the first value it is offered, so the best is found by one scan and the
+ * rest are sorted only if it is refused.
  */
 export function rankByGain(cover: Cover, rng: Rng): ValueRanking {
-  const { space, counts } = cover;
+  const { space, counts, target } = cover;
+  const forbidden = space.forbidden;
+  // One buffer per axis: a search holds the rankings of different axes at once, never two of one.
+  const scores = Array.from(
+    { length: space.k },
+    (_, c) => new Int32Array(space.levels[c] as number),
+  );
+  const ties = Array.from(
+    { length: space.k },
+    (_, c) => new Float64Array(space.levels[c] as number),
+  );
   return (row, c) => {
     const n = space.levels[c] as number;
-    const scored: { v: number; score: number; tie: number }[] = [];
+    const score = scores[c] as Int32Array;
+    const tie = ties[c] as Float64Array;
+    // More pairs closed first, then the lower tie draw.
+    const before = (a: number, b: number) => {
+      const d = (score[a] as number) - (score[b] as number);
+      return d > 0 || (d === 0 && (tie[a] as number) < (tie[b] as number));
+    };
+    let best = 0;
     for (let v = 0; v < n; v++) {
-      let score = 0;
+      let gained = 0;
       for (let j = 0; j < space.k; j++) {
         const x = row[j] as number;
         if (j === c || x < 0) continue;
         const p = space.index(c, v, j, x);
-        if (counts[p] === 0 && cover.target[p] === 1) score++;
+        if (forbidden !== null && forbidden[p] === 1) {
+          gained = REFUSED;
+          break;
+        }
+        if (counts[p] === 0 && target[p] === 1) gained++;
       }
-      scored.push({ v, score, tie: rng.next() });
+      score[v] = gained;
+      // Every value draws, fitting or not, so the stream is the same whatever the constraints.
+      tie[v] = rng.next();
+      if (before(v, best)) best = v;
     }
-    scored.sort((a, b) => b.score - a.score || a.tie - b.tie);
-    return scored.map((s) => s.v);
+    return rankedFrom(best, score, before);
   };
+}
+
+/** The score of a value that would put a forbidden pair in the row. */
+const REFUSED = -1;
+
+/** The best value, then (only if asked) the other allowed values in rank order. */
+function* rankedFrom(
+  best: number,
+  score: Int32Array,
+  before: (a: number, b: number) => boolean,
+): Generator<number> {
+  if (score[best] === REFUSED) return;
+  yield best;
+  const rest: number[] = [];
+  for (let v = 0; v < score.length; v++) if (v !== best && score[v] !== REFUSED) rest.push(v);
+  rest.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+  yield* rest;
 }
 
 /**

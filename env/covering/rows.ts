@@ -1,7 +1,10 @@
 import type { PairSpace } from "./space.ts";
 
-/** Orders the values to try on axis `c` for the partial row, best first. */
-export type ValueRanking = (row: Int32Array, c: number) => readonly number[];
+/**
+ * Orders the values to try on axis `c` for the partial row, best first. A ranking may reuse one
+ * buffer per axis: read it before ranking the same axis again.
+ */
+export type ValueRanking = (row: Int32Array, c: number) => Iterable<number>;
 
 /**
  * Fills the unassigned axes (−1) of `row` in `order`, trying values as `rank` orders them, so that
@@ -15,13 +18,18 @@ export function completeRow(
   rank: ValueRanking,
 ): boolean {
   if (space.forbidden === null) {
-    for (const c of order) if ((row[c] as number) < 0) row[c] = rank(row, c)[0] as number;
+    for (const c of order) if ((row[c] as number) < 0) row[c] = firstOf(rank(row, c));
     return true;
   }
   const open = order.filter((c) => (row[c] as number) < 0);
   const solved = search(space, row, open, 0, rank);
   if (!solved) for (const c of open) row[c] = -1;
   return solved;
+}
+
+function firstOf(values: Iterable<number>): number {
+  for (const v of values) return v;
+  throw new RangeError("covering: an axis offered no value");
 }
 
 function search(
