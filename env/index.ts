@@ -80,6 +80,15 @@ export type {
   UserTurn,
 } from "./roles/types.ts";
 export { playEpisode, type RolloutResult, rollout } from "./rollout.ts";
+export { type BudgetEntry, type TraceBudget, traceBudget } from "./search/budget.ts";
+export {
+  type BatchReport,
+  type MutationRecord,
+  type SearchOptions,
+  type SearchResult,
+  searchFailures,
+} from "./search/loop.ts";
+export { type Mutation, mutations } from "./search/mutate.ts";
 export {
   type SimulateOptions,
   SimulationInterrupted,
@@ -92,6 +101,17 @@ export {
   type SituationSource,
   splitOf,
 } from "./situations.ts";
+export {
+  conditionOf,
+  coordinateOf,
+  type IngestedTraces,
+  type IngestOptions,
+  ingestTraces,
+  keyOf,
+  tracePicture,
+  wilson,
+  worldOf,
+} from "./traces/index.ts";
 export * from "./training.ts";
 export {
   BackendError,
@@ -111,16 +131,5 @@ export {
   writeFileAtomic,
   writeFilesAtomic,
 } from "./util/files.ts";
-export {
-  conditionOf,
-  coordinateOf,
-  type IngestedTraces,
-  type IngestOptions,
-  ingestTraces,
-  keyOf,
-  tracePicture,
-  wilson,
-  worldOf,
-} from "./traces/index.ts";
 export { canonicalJson, sha256 } from "./util/hash.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

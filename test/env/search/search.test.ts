@@ -1,0 +1,172 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  Agent,
+  ingestTraces,
+  OfflineAgent,
+  OfflineWriter,
+  offlineUser,
+  Planner,
+  playEpisode,
+  searchFailures,
+  traceBudget,
+  tracePicture,
+} from "../../../env/index.ts";
+import type { Row, Situation } from "../../../spec/index.ts";
+import { type ScriptedConversation, scriptedOtlp } from "../../support/otel-traces.ts";
+
+let agent: Agent;
+let folder: string;
+
+beforeAll(async () => {
+  agent = await Agent.load("examples/retail-orders.json");
+  folder = await mkdtemp(join(tmpdir(), "rehearse-search-"));
+});
+afterAll(async () => {
+  await rm(folder, { recursive: true, force: true });
+});
+
+const grid = (rows: number, seed = 3): Situation[] => [
+  ...new Planner(agent, { rows, seed }).walk(),
+];
+
+/** Runs situations with the offline roles, as simulate does. */
+const run = (situations: readonly Situation[]): Promise<Row[]> =>
+  Promise.all(
+    situations.map((situation) =>
+      playEpisode(agent, situation, new OfflineAgent(), new OfflineWriter(), offlineUser, 12),
+    ),
+  );
+
+function scripted(
+  model: string,
+  at: number,
+  kinds: Record<string, { calls: ScriptedConversation["calls"]; n: number; failing: number }>,
+): ScriptedConversation[] {
+  const out: ScriptedConversation[] = [];
+  for (const [kind, { calls, n, failing }] of Object.entries(kinds))
+    for (let i = 0; i < n; i++)
+      out.push({
+        id: `${model}-${kind}-${i}`,
+        model,
+        calls,
+        score: i < failing ? 0 : 1,
+        at: at + out.length,
+      });
+  return out;
+}
+
+describe("traceBudget", () => {
+  it("sends most rows to what newly fails, keeps a share for exploration, and says why", async () => {
+    const timeout = [{ tool: "get_order", error: "timeout" }];
+    const missing = [{ tool: "cancel_order", result: '{"error":"order not found"}' }];
+    const plain = [{ tool: "track_shipment", result: '{"status":"in transit"}' }];
+    const file = join(folder, "versions.jsonl");
+    const v1 = scriptedOtlp(
+      scripted("v1", 1_780_000_000_000, {
+        timeout: { calls: timeout, n: 8, failing: 5 },
+        plain: { calls: plain, n: 8, failing: 0 },
+      }),
+    );
+    const v2 = scriptedOtlp(
+      scripted("v2", 1_780_000_900_000, {
+        timeout: { calls: timeout, n: 8, failing: 0 },
+        missing: { calls: missing, n: 8, failing: 6 },
+        plain: { calls: plain, n: 8, failing: 0 },
+      }),
+    );
+    await writeFile(file, `${v1}\n${v2}\n`);
+    const { traces, problems } = await ingestTraces([file], { agent });
+    const picture = tracePicture(traces, problems);
+    const plan = grid(64);
+    const budget = traceBudget(agent, picture, plan, 100, { seed: 1 });
+    expect(budget.rows).toBe(100);
+    const byCell = Object.fromEntries(budget.entries.map((entry) => [entry.cell, entry]));
+    expect(Object.keys(byCell)).toEqual([
+      "cancel_order × ok × record_missing",
+      "get_order × timeout × normal",
+      "exploration",
+    ]);
+    const newFailure = byCell["cancel_order × ok × record_missing"];
+    expect(newFailure?.reason).toBe("new failure: 6/8 failed now, no traces before");
+    expect(byCell["get_order × timeout × normal"]?.reason).toBe(
+      "stopped failing: 0/8 failed now, 5/8 failed before",
+    );
+    expect(newFailure?.rows).toBeGreaterThan(50);
+    expect(byCell.exploration?.rows).toBe(10);
+    const aimed = budget.situations.slice(0, newFailure?.rows);
+    for (const situation of aimed)
+      expect([situation.axes.tool, situation.axes.condition, situation.axes.world]).toEqual([
+        "cancel_order",
+        "ok",
+        "record_missing",
+      ]);
+    expect(new Set(budget.situations.map((situation) => situation.id)).size).toBe(100);
+    expect(traceBudget(agent, picture, plan, 100, { seed: 1 }).situations).toEqual(
+      budget.situations,
+    );
+
+    const rows = await run(aimed.slice(0, 6));
+    for (const row of rows)
+      expect(row.situation.axes).toMatchObject({ tool: "cancel_order", world: "record_missing" });
+  });
+
+  it("with no failing cell, spends every row on the plain grid", async () => {
+    const budget = traceBudget(agent, tracePicture([], []), grid(30), 20);
+    expect(budget.entries).toEqual([
+      {
+        cell: "exploration",
+        rows: 20,
+        reason: "no failing cell in the traces: the plain grid in plan order",
+        weight: 0,
+      },
+    ]);
+  });
+});
+
+describe("searchFailures", () => {
+  it("finds more failing rows per batch than the plain grid when the grader fails one wording", async () => {
+    // A customer's grader that fails every conversation with a vague person: a failure of wording,
+    // which no tool fault or world state triggers.
+    const grader = (row: Row) =>
+      row.situation.axes.stance === "vague"
+        ? { reward: 0, reason: "the agent did not pin down what the vague person wanted" }
+        : { reward: 1, reason: "fine" };
+    const rows = 80;
+    const batch = 10;
+    const plain = await run(grid(rows, 11));
+    const plainFailing = plain.filter((row) => grader(row).reward === 0).length;
+    const searched = await searchFailures({
+      agent,
+      grid: grid(rows, 11),
+      rows,
+      batch,
+      grader,
+      run,
+      seed: 5,
+    });
+    const searchFailing = searched.rows.filter((row) => row.reward === 0).length;
+    const perBatch = (n: number) => (n / (rows / batch)).toFixed(2);
+    console.log(
+      `failing rows per batch of ${batch}: plain grid ${perBatch(plainFailing)} (${plainFailing}/${rows}), search ${perBatch(searchFailing)} (${searchFailing}/${rows})`,
+    );
+    expect(searched.rows).toHaveLength(rows);
+    expect(searchFailing).toBeGreaterThan(plainFailing * 1.5);
+    expect(searched.batches.map((b) => b.rows)).toEqual(Array(rows / batch).fill(batch));
+    expect(searched.batches[0]?.mutations).toBe(0);
+    expect(searched.batches.slice(1).some((b) => b.mutations > 0)).toBe(true);
+    // Every mutation moves one axis, names both values, and the children that ran carry their outcome.
+    const ran = new Set(searched.rows.map((row) => row.task_id));
+    for (const mutation of searched.mutations) {
+      expect(mutation.from).not.toBe(mutation.to);
+      expect(mutation.parent_reward).toBe(0);
+      if (ran.has(mutation.child)) expect(mutation.child_reward).not.toBeNull();
+    }
+    const moved = searched.mutations.filter((m) => ran.has(m.child));
+    const keptStance = moved.filter((m) => m.axis !== "stance");
+    expect(keptStance.every((m) => m.child_reward === 0)).toBe(true);
+    expect(moved.filter((m) => m.axis === "stance").every((m) => m.child_reward === 1)).toBe(true);
+  });
+});
