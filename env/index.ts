@@ -103,7 +103,7 @@ export {
 } from "./situations.ts";
 export {
   conditionOf,
-  coordinateOf,
+  coordinateOfCalls,
   type IngestedTraces,
   type IngestOptions,
   ingestTraces,

@@ -47,7 +47,7 @@ export function worldOf(result: string): WorldKind | null {
  * names the condition), else the first whose result shows an unusual world, else the last known
  * tool called; text is only read, never run, and every pattern above is linear.
  */
-export function coordinateOf(
+export function coordinateOfCalls(
   calls: readonly TraceCall[],
   known: ReadonlySet<string>,
 ): TraceCoordinate {

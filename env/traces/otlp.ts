@@ -1,5 +1,5 @@
 import type { Trace, TraceCall, TraceGrade } from "../../spec/index.ts";
-import { coordinateOf } from "./classify.ts";
+import { coordinateOfCalls } from "./classify.ts";
 
 /** OTLP/JSON's attribute value: one of its typed fields. */
 interface AnyValue {
@@ -93,7 +93,7 @@ export function tracesFromSpans(
       model,
       started: ordered.length > 0 ? nanos(ordered[0]?.span as Span) / 1e6 : null,
       calls,
-      coordinate: coordinateOf(calls, known),
+      coordinate: coordinateOfCalls(calls, known),
       grade,
       unknown_tools: unknown,
     });
