@@ -94,11 +94,28 @@ async function grade(path: string, flags: GradeFlags, io: Io): Promise<number> {
   return final.rows > 0 && final.graded === 0 ? EXIT.failed : EXIT.ok;
 }
 
+/**
+ * Imports a module by path. Node 20 runs no TypeScript, so the built CLI (plain JavaScript, no tsx
+ * loader) imports a .ts grader through tsx, which must then be installed beside rehearse.
+ */
+async function importModule(path: string): Promise<unknown> {
+  const url = pathToFileURL(resolve(path)).href;
+  try {
+    return await import(url);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
+    const tsx = await import("tsx/esm/api").catch(() => {
+      throw new Error("a TypeScript grader needs tsx (npm install tsx), or give a .js one");
+    });
+    return await tsx.tsImport(url, import.meta.url);
+  }
+}
+
 /** Loads a grader module: its default export or `grade`, refused by name when neither is a function. */
 export async function graderFrom(path: string): Promise<Grader> {
   let module: { default?: unknown; grade?: unknown };
   try {
-    module = (await import(pathToFileURL(resolve(path)).href)) as typeof module;
+    module = (await importModule(path)) as typeof module;
   } catch (error) {
     throw new InputError("--grader", [
       { path: "", message: `cannot load the module ${path}: ${messageOf(error)}` },

@@ -1,10 +1,11 @@
 #!/usr/bin/env -S node --import=tsx
 /**
  * The `rehearse` CLI: thin over the SDK, it parses flags with the SDK's own option schemas and
- * calls the engine. Run as a script, or in process through {@link main}.
+ * calls the engine. Run as a script, or in process through {@link main}. `npm run build` bundles
+ * it to dist/rehearse.js, the package's `bin`.
  *
  * @example
- * // npm run rehearse -- simulate --spec examples/retail-orders.json --rows 64 --out data.jsonl
+ * // npx rehearse simulate --spec examples/retail-orders.json --rows 64 --out data.jsonl
  * import { main } from "./bin/rehearse.ts";
  * const code = await main(["plan", "--spec", "examples/retail-orders.json", "--json"]);
  *
@@ -13,18 +14,96 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { InputError, messageOf } from "../env/index.ts";
 import pkg from "../package.json" with { type: "json" };
-import { decontaminateCommand } from "./decontaminate.ts";
-import { exportCommand } from "./export.ts";
-import { gradeCommand } from "./grade.ts";
 import { EXIT, type Io, processIo } from "./io.ts";
-import { planCommand } from "./plan.ts";
-import { pullCommand } from "./pull.ts";
-import { pushCommand } from "./push.ts";
-import { schemasCommand } from "./schemas.ts";
-import { serveCommand } from "./serve.ts";
-import { simulateCommand } from "./simulate.ts";
+
+/** Adds one command, options and action, to the program; the action reports its exit code to `done`. */
+export type Register = (program: Command, io: Io, done: (code: number) => void) => void;
+
+/**
+ * A command as the top-level help lists it, and how to load the module that runs it. Only the
+ * command being run is loaded, so `--version` and `--help` start without the engine; a test
+ * checks `usage` and `description` against each loaded command.
+ */
+export interface LazyCommand {
+  name: string;
+  usage: string;
+  description: string;
+  load: () => Promise<Register>;
+}
+
+/** Every command, in the order the help lists them. */
+export const COMMANDS: readonly LazyCommand[] = [
+  {
+    name: "simulate",
+    usage: "[options]",
+    description:
+      "simulate conversations for an agent spec and write them as JSONL (offline by default: no key, no network)",
+    load: async () => (await import("./simulate.ts")).simulateCommand,
+  },
+  {
+    name: "grade",
+    usage: "[options] <data>",
+    description:
+      "grade a dataset with your grader function or a judge backend, and print the grade report",
+    load: async () => (await import("./grade.ts")).gradeCommand,
+  },
+  {
+    name: "plan",
+    usage: "[options]",
+    description:
+      "plan the situations of a run: the pairwise grid, the cold-start flip and the coverage of N rows",
+    load: async () => (await import("./plan.ts")).planCommand,
+  },
+  {
+    name: "schemas",
+    usage: "[options]",
+    description:
+      "write the JSON Schemas of every contract, generated from the zod schemas in spec/",
+    load: async () => (await import("./schemas.ts")).schemasCommand,
+  },
+  {
+    name: "serve",
+    usage: "[options]",
+    description:
+      "serve the agent's episodes live over WebSocket (OpenEnv's envelope) for on-policy RL trainers",
+    load: async () => (await import("./serve.ts")).serveCommand,
+  },
+  {
+    name: "push",
+    usage: "[options] <data>",
+    description:
+      "push a dataset as one split of a dataset repository: a local git repository, or hf://datasets/<owner>/<name> (token from HF_TOKEN)",
+    load: async () => (await import("./push.ts")).pushCommand,
+  },
+  {
+    name: "pull",
+    usage: "[options] <repo>",
+    description:
+      "load one push of a split from a dataset repository and measure it (coverage, pass rate, agreement); --out writes it",
+    load: async () => (await import("./pull.ts")).pullCommand,
+  },
+  {
+    name: "export",
+    usage: "[options] <kind>",
+    description:
+      "write a graded dataset as SFT rows (loss mask), preference pairs or RL groups, in JSONL or Parquet, with a sidecar <out>.export.json; or as a verifiers environment package (env)",
+    load: async () => (await import("./export.ts")).exportCommand,
+  },
+  {
+    name: "decontaminate",
+    usage: "[options]",
+    description:
+      "remove rows that leak an eval set (same task id, same text, an 8-word n-gram near copy, and with --embedder cosine ≥ 0.85); each removal is listed in <out>.export.json",
+    load: async () => (await import("./decontaminate.ts")).decontaminateCommand,
+  },
+];
+
+/** The command `argv` runs (`rehearse help <command>` included), or undefined for the program's own flags. */
+function commandOf(argv: readonly string[]): string | undefined {
+  const words = argv.filter((arg) => !arg.startsWith("-"));
+  return words[0] === "help" ? words[1] : words[0];
+}
 
 /**
  * Runs the CLI on `argv` (the arguments after `rehearse`), writing through `io`, and returns the
@@ -47,22 +126,22 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
       writeOut: io.out,
       writeErr: io.err,
       outputError: (text, write) => write(text),
-    });
-  simulateCommand(program, io, done);
-  gradeCommand(program, io, done);
-  planCommand(program, io, done);
-  schemasCommand(program, io, done);
-  serveCommand(program, io, done);
-  pushCommand(program, io, done);
-  pullCommand(program, io, done);
-  exportCommand(program, io, done);
-  decontaminateCommand(program, io, done);
+    })
+    // A command not loaded has no options or arguments of its own: its usage comes from the table.
+    .configureHelp({ subcommandTerm: (command) => `${command.name()} ${command.usage()}` });
+  const wanted = commandOf(argv);
 
   try {
+    for (const command of COMMANDS) {
+      if (command.name === wanted) (await command.load())(program, io, done);
+      else program.command(command.name).usage(command.usage).description(command.description);
+    }
     await program.parseAsync([...argv], { from: "user" });
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.invalidInput;
+    // The engine is loaded by then (a command threw), so importing it here costs nothing.
+    const { InputError, messageOf } = await import("../env/index.ts");
     if (error instanceof InputError) {
       io.err(`rehearse: ${error.message}\n`);
       return EXIT.invalidInput;
