@@ -14,6 +14,7 @@ import { attachLabels } from "./grade/agreement.ts";
 import { type GradeOptions, gradeRows } from "./grade/grade.ts";
 import { gradeReport } from "./grade/report.ts";
 import { datasetPaths, readMeta, readRows, writeDataset } from "./jsonl.ts";
+import type { RunSummary } from "./run-tally.ts";
 import { type SftRow, type TrainingSetOptions, trainingRows } from "./training.ts";
 import { InputError } from "./util/errors.ts";
 
@@ -26,11 +27,19 @@ export class Dataset {
   readonly path: string | null;
   /** The run's sidecar: spec, options, coverage, degraded, warnings, search. Null for a bare JSONL file. */
   readonly meta: DatasetMeta | null;
+  /** How the run's conversations ended, counted as it wrote them; null for a dataset loaded from a file. */
+  readonly summary: RunSummary | null;
   #rows: Row[] | null;
 
-  constructor(options: { rows?: Row[]; path?: string; meta: DatasetMeta | null }) {
+  constructor(options: {
+    rows?: Row[];
+    path?: string;
+    meta: DatasetMeta | null;
+    summary?: RunSummary;
+  }) {
     this.path = options.path ?? null;
     this.meta = options.meta;
+    this.summary = options.summary ?? null;
     this.#rows = options.rows ?? null;
     if (this.#rows === null && this.path === null)
       throw new Error("Dataset: expected rows or a path");

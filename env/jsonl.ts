@@ -177,7 +177,7 @@ async function endsWithNewline(path: string): Promise<boolean> {
  * The start of the warning a run leaves when it resumed rows whose sidecar was lost; a resumed run
  * carries such warnings on, so the dataset says so however often it is resumed.
  */
-const REBUILT = "sidecar rebuilt:";
+export const REBUILT = "sidecar rebuilt:";
 
 /**
  * Appends rows, one JSON line each, to `<out>.partial`, and only at the end renames it over `<out>`
@@ -252,10 +252,14 @@ export class RowSink {
 
   /** Appends one row; resolves once it is handed to the file (waits when the buffer is full). */
   async write(row: Row): Promise<void> {
+    await this.writeLine(`${JSON.stringify(row)}\n`);
+  }
+
+  /** Appends one row already written as its JSON line (newline included). */
+  async writeLine(line: string): Promise<void> {
     if (this.#failure) throw this.#failure;
     // A stream that fails while the run waits for it to drain never drains: the wait ends on either.
-    if (!this.#stream.write(`${JSON.stringify(row)}\n`))
-      await once(this.#stream, "drain").catch(() => {});
+    if (!this.#stream.write(line)) await once(this.#stream, "drain").catch(() => {});
     if (this.#failure) throw this.#failure;
   }
 
@@ -361,6 +365,11 @@ function differences(before: DatasetMeta, now: DatasetMeta): { path: string; mes
   const out: { path: string; message: string }[] = [];
   if (before.spec_hash !== now.spec_hash)
     out.push({ path: "spec_hash", message: "the partial file was made from another spec" });
+  if (JSON.stringify(before.shard ?? null) !== JSON.stringify(now.shard ?? null))
+    out.push({
+      path: "shard",
+      message: `the partial file is ${before.shard ? `shard ${before.shard.index}/${before.shard.count}` : "a whole run"}, not ${now.shard ? `shard ${now.shard.index}/${now.shard.count}` : "a whole run"}`,
+    });
   for (const [key, value] of Object.entries(now.options)) {
     const was = (before.options as Record<string, unknown>)[key];
     if (key !== "rows" && was !== value)

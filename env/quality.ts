@@ -57,6 +57,26 @@ const FUNCTION_WORDS = new Set([
   "what",
 ]);
 
+/** What one row adds to a {@link QualityTally}: counts and names, plain data a worker can send. */
+export interface QualityFacts {
+  /** The situation's tool. */
+  tool: string;
+  /** Tools the agent called after the opening. */
+  called: string[];
+  calls: number;
+  sentences: number;
+  writes: number;
+  confirmed: number;
+  lookups: number;
+  empty: number;
+  plain: boolean;
+  exercised: boolean;
+  reached: boolean;
+  loops: boolean;
+  /** The opening's frame, when the opening is the person's. */
+  frame: string | null;
+}
+
 /**
  * What a run measures about its own data, row by row, in plan order: whether each row did its
  * situation and reached its goal, whether a role looped, whether lookups found the person, whether arguments hold
@@ -87,13 +107,23 @@ export class QualityTally {
       this.#confirm.set(tool.tool.name, needsConfirmation(agent, tool));
   }
 
+  /** Counts one row. */
   add(row: Row): void {
-    this.#rows++;
+    this.addFacts(this.facts(row));
+  }
+
+  /**
+   * What one row adds to the figures, as plain data: a worker thread reads its rows, and the
+   * thread writing the file adds the facts in plan order, so the figures do not depend on where a
+   * row was played.
+   */
+  facts(row: Row): QualityFacts {
     const situationTool = row.situation.axes.tool;
-    this.#planned.add(situationTool);
     const start = 1 + row.episode.history_turns;
     const names = new Map<string, string>();
     const slipAt = new Set(row.episode.slips.map((s) => s.message));
+    const called = new Set<string>();
+    const f = { calls: 0, sentences: 0, writes: 0, confirmed: 0, lookups: 0, empty: 0 };
     let exercised = false;
     const honest = row.situation.axes.world === "normal" && row.persona.misstated.length === 0;
     row.messages.forEach((message, i) => {
@@ -101,18 +131,18 @@ export class QualityTally {
         for (const call of message.tool_calls ?? []) {
           names.set(call.id, call.function.name);
           if (i < start) continue;
-          this.#called.add(call.function.name);
+          called.add(call.function.name);
           const tool = this.#model.tools.get(call.function.name);
           if (!tool) continue;
-          this.#calls++;
-          if (sentenceIn(tool, call.function.arguments)) this.#sentences++;
+          f.calls++;
+          if (sentenceIn(tool, call.function.arguments)) f.sentences++;
           if (
             (tool.kind === "change" || tool.kind === "create") &&
             this.#confirm.get(tool.tool.name)
           ) {
             if (slipAt.has(i)) continue;
-            this.#writes++;
-            if (confirmedBefore(row.messages, i, start)) this.#confirmed++;
+            f.writes++;
+            if (confirmedBefore(row.messages, i, start)) f.confirmed++;
           }
         }
         return;
@@ -124,21 +154,44 @@ export class QualityTally {
       const tool = this.#model.tools.get(name);
       if (!honest || !tool || (tool.kind !== "read_one" && tool.kind !== "read_many")) return;
       if (error !== null && error !== "not_found") return;
-      this.#lookups++;
-      if (error === "not_found" || emptyList(message.content)) this.#empty++;
+      f.lookups++;
+      if (error === "not_found" || emptyList(message.content)) f.empty++;
     });
     const plain =
       row.situation.axes.world === "normal" &&
       row.situation.axes.condition === "ok" &&
       row.episode.slips.length === 0;
-    if (plain) {
-      this.#plain++;
-      if (exercised) this.#exercised++;
-      if (row.episode.outcome?.reached) this.#reached++;
-    }
-    if (loops(row.messages, start)) this.#loops++;
     const opening = row.messages[start];
-    if (opening?.role === "user") this.#frames.add(frameOf(opening.content));
+    return {
+      ...f,
+      tool: situationTool,
+      called: [...called],
+      plain,
+      exercised,
+      reached: row.episode.outcome?.reached === true,
+      loops: loops(row.messages, start),
+      frame: opening?.role === "user" ? frameOf(opening.content) : null,
+    };
+  }
+
+  /** Counts one row from its {@link QualityTally.facts}. */
+  addFacts(f: QualityFacts): void {
+    this.#rows++;
+    this.#planned.add(f.tool);
+    for (const name of f.called) this.#called.add(name);
+    this.#calls += f.calls;
+    this.#sentences += f.sentences;
+    this.#writes += f.writes;
+    this.#confirmed += f.confirmed;
+    this.#lookups += f.lookups;
+    this.#empty += f.empty;
+    if (f.plain) {
+      this.#plain++;
+      if (f.exercised) this.#exercised++;
+      if (f.reached) this.#reached++;
+    }
+    if (f.loops) this.#loops++;
+    if (f.frame !== null) this.#frames.add(f.frame);
   }
 
   /** The figures so far. */

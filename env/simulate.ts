@@ -3,7 +3,6 @@ import pkg from "../package.json" with { type: "json" };
 import {
   type DatasetMeta,
   DEFAULTS,
-  type PairwiseCoverage,
   type Row,
   type RunOptions,
   SimulateOptionsSchema,
@@ -11,16 +10,18 @@ import {
   type Situation,
 } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
-import { PairwiseCounter } from "./coverage.ts";
+import { parseBackend } from "./backends/backend.ts";
 import { Dataset } from "./dataset.ts";
 import { rowId } from "./episode.ts";
 import { checkDatasetOutput, RowSink } from "./jsonl.ts";
 import { Planner } from "./plan.ts";
-import { QualityTally, touchedSituation } from "./quality.ts";
 import { assignRoles, type RoleChoices } from "./roles/assign.ts";
 import { OfflineAgent } from "./roles/offline-agent.ts";
 import { playEpisode } from "./rollout.ts";
+import { RunTally } from "./run-tally.ts";
+import { type Shard, shardOf } from "./shard.ts";
 import { InputError, issuesOf } from "./util/errors.ts";
+import { defaultWorkers, type PlayedRow, WorkerPool } from "./workers/pool.ts";
 
 /** How many rows, how they are planned, where they go, and who plays each role. */
 export interface SimulateOptions
@@ -104,7 +105,9 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   });
   const rollouts = o.rollouts ?? DEFAULTS.rollouts;
   const concurrency = o.concurrency ?? DEFAULTS.concurrency;
-  const situations = withRollouts(plan.walk(), rollouts);
+  const total = plan.rows * rollouts;
+  const shard = o.shard ? shardOf(o.shard, total) : null;
+  const situations = slice(withRollouts(plan.walk(), rollouts), shard);
   const runOptions: RunOptions = {
     rows: plan.rows,
     seed: plan.seed,
@@ -121,6 +124,9 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   const tally = new RunTally(agent, o.logprobs === true);
   // What the sink says about rows it kept from an earlier run, once it is open.
   let keptWarnings: readonly string[] = [];
+  // The parts of the sidecar no row decides: a shard carries them so that a merge rebuilds the whole run's.
+  const runDegraded = roles.degraded;
+  const runWarnings = [...agent.warnings, ...roles.warnings];
   const meta = (complete: boolean, rows: number): DatasetMeta => ({
     version: 1,
     generator: `rehearse ${pkg.version}`,
@@ -131,76 +137,148 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     complete,
     coverage: { pairwise: tally.pairwise() },
     quality: tally.quality.result(),
-    degraded: { ...roles.degraded, ...tally.degraded() },
-    warnings: [...agent.warnings, ...roles.warnings, ...tally.warnings(), ...keptWarnings],
+    degraded: { ...runDegraded, ...tally.degraded() },
+    warnings: [...runWarnings, ...tally.warnings(), ...keptWarnings],
     search: { budget: plan.rows, mutations: [], writer_errors: tally.writerErrors() },
+    ...(shard
+      ? { shard: { ...shard, run: { degraded: runDegraded, warnings: runWarnings } } }
+      : {}),
   });
 
-  const total = plan.rows * rollouts;
-  const play = ({ situation, rollout }: Play) =>
-    playEpisode(agent, situation, policy, writer, user, runOptions.max_turns, rollout);
-  if (!o.out) {
-    const rows: Row[] = [];
-    await runInOrder(
-      situations,
-      concurrency,
-      play,
-      async (row) => {
-        rows.push(row);
-        tally.add(row);
-        onProgress?.(rows.length, total);
-      },
-      signal,
-    );
-    if (signal?.aborted) throw new SimulationInterrupted(rows.length, null);
-    return new Dataset({ rows, meta: meta(true, rows.length) });
-  }
-
-  const out = o.out;
-  const sink = await RowSink.open(out, meta(false, 0), o.resume === true, (row, index) => {
-    const next = situations.next();
-    const expected = next.done ? undefined : rowId(next.value.situation, next.value.rollout);
-    const refuse = (message: string) =>
-      new InputError(`cannot resume ${out}.partial`, [{ path: `row ${index + 1}`, message }]);
-    if (row.id !== expected)
-      throw refuse(`holds ${row.id}, but this run plans ${expected ?? "no more rows"} there`);
-    // The rows name who played them: the check that stands when the partial's sidecar was lost.
-    for (const [role, name] of [
-      ["agent", runOptions.agent],
-      ["user_model", runOptions.user_model],
-    ] as const)
-      if (row.models[role] !== name)
-        throw refuse(
-          `was played by ${role} ${row.models[role]}, but this run's ${role} is ${name}`,
+  const planned = shard ? shard.end - shard.first : total;
+  const offline = offlineRoles({ agent: agentChoice, simulator, userModel });
+  const workers = workerCount(o.workers, offline, planned);
+  const pool =
+    workers > 0
+      ? await WorkerPool.start(workers, {
+          spec: agent.spec,
+          specHash: agent.hash,
+          slipRate: runOptions.slip_rate,
+          maxTurns: runOptions.max_turns,
+          logprobs: o.logprobs === true,
+          keepRows: !o.out,
+        })
+      : null;
+  // In this thread a row is played, then read for the tally; a worker does both and sends the line.
+  const play = pool
+    ? ({ situation, rollout }: Play) => pool.play(situation, rollout)
+    : async ({ situation, rollout }: Play): Promise<PlayedRow> => {
+        const row = await playEpisode(
+          agent,
+          situation,
+          policy,
+          writer,
+          user,
+          runOptions.max_turns,
+          rollout,
         );
-    tally.add(row);
-  });
-  keptWarnings = sink.warnings;
-  let written = sink.kept;
+        return { row, facts: tally.facts(row), line: o.out ? `${JSON.stringify(row)}\n` : "" };
+      };
+  const lanes = pool ? pool.capacity : concurrency;
   try {
-    await runInOrder(
-      situations,
-      concurrency,
-      play,
-      async (row) => {
-        await sink.write(row);
-        tally.add(row);
-        written++;
-        onProgress?.(written, total);
+    if (!o.out) {
+      const rows: Row[] = [];
+      await runInOrder(
+        situations,
+        lanes,
+        play,
+        async (played) => {
+          rows.push(played.row as Row);
+          tally.addFacts(played.facts);
+          onProgress?.(rows.length, planned);
+        },
+        signal,
+      );
+      if (signal?.aborted) throw new SimulationInterrupted(rows.length, null);
+      return new Dataset({ rows, meta: meta(true, rows.length), summary: tally.summary() });
+    }
+
+    const out = o.out;
+    const sink = await RowSink.open(out, meta(false, 0), o.resume === true, (row, index) => {
+      const next = situations.next();
+      const expected = next.done ? undefined : rowId(next.value.situation, next.value.rollout);
+      const refuse = (message: string) =>
+        new InputError(`cannot resume ${out}.partial`, [{ path: `row ${index + 1}`, message }]);
+      if (row.id !== expected)
+        throw refuse(`holds ${row.id}, but this run plans ${expected ?? "no more rows"} there`);
+      // The rows name who played them: the check that stands when the partial's sidecar was lost.
+      for (const [role, name] of [
+        ["agent", runOptions.agent],
+        ["user_model", runOptions.user_model],
+      ] as const)
+        if (row.models[role] !== name)
+          throw refuse(
+            `was played by ${role} ${row.models[role]}, but this run's ${role} is ${name}`,
+          );
+      tally.add(row);
+    });
+    keptWarnings = sink.warnings;
+    let written = sink.kept;
+    try {
+      await runInOrder(
+        situations,
+        lanes,
+        play,
+        async (played) => {
+          await sink.writeLine(played.line);
+          tally.addFacts(played.facts);
+          written++;
+          onProgress?.(written, planned);
+        },
+        signal,
+      );
+    } catch (error) {
+      await sink.close(meta(false, written));
+      throw error;
+    }
+    if (signal?.aborted) {
+      await sink.close(meta(false, written));
+      throw new SimulationInterrupted(written, sink.paths.partial);
+    }
+    const final = meta(true, written);
+    await sink.finish(final);
+    return new Dataset({ path: out, meta: final, summary: tally.summary() });
+  } finally {
+    await pool?.close();
+  }
+}
+
+/** Episodes below which a run stays in this thread by default: starting threads would cost more than they save. */
+const WORKER_MIN_EPISODES = 200;
+
+/**
+ * How many worker threads play the episodes: the `workers` option, else one per core for an
+ * offline run of some size, else none (this thread plays them). Model-backed roles wait on the
+ * network, not the CPU, so they stay in this thread, where `concurrency` runs them side by side.
+ */
+function workerCount(asked: number | undefined, offline: boolean, episodes: number): number {
+  if (asked !== undefined && asked > 0 && !offline)
+    throw new InputError("simulate options", [
+      {
+        path: "workers",
+        message: `worker threads play offline roles only; a model-backed agent, simulator or user model runs in this thread, where concurrency sets how many episodes wait on the network at once: expected workers 0, got ${asked}`,
       },
-      signal,
-    );
-  } catch (error) {
-    await sink.close(meta(false, written));
-    throw error;
+    ]);
+  if (asked !== undefined) return asked;
+  return offline && episodes >= WORKER_MIN_EPISODES ? defaultWorkers() : 0;
+}
+
+/** Whether every role is played by the offline programs (role objects of your own are not). */
+function offlineRoles(choices: Pick<RoleChoices, "agent" | "simulator" | "userModel">): boolean {
+  return Object.entries(choices).every(([role, choice]) => {
+    if (choice === undefined || choice === "offline") return true;
+    if (typeof choice !== "object" || choice === null || !("provider" in choice)) return false;
+    return parseBackend(choice, role).provider === "offline";
+  });
+}
+
+/** The plays of one shard (all of them without one), lazily. */
+function* slice(plays: Iterator<Play>, shard: Shard | null): Generator<Play> {
+  let at = 0;
+  for (let next = plays.next(); !next.done; next = plays.next(), at++) {
+    if (shard && at >= shard.end) return;
+    if (!shard || at >= shard.first) yield next.value;
   }
-  if (signal?.aborted) {
-    await sink.close(meta(false, written));
-    throw new SimulationInterrupted(written, sink.paths.partial);
-  }
-  const final = meta(true, written);
-  await sink.finish(final);
-  return new Dataset({ path: out, meta: final });
 }
 
 /**
@@ -263,109 +341,6 @@ async function runInOrder<T, R>(
   await flushing;
   if (failure !== null) throw failure;
 }
-
-/**
- * What a run says about itself, counted from its rows in plan order (so a resumed run counts the
- * rows it kept, and the same rows always give the same sidecar): coverage, the writer's fallbacks,
- * and the rows a failing role ended early.
- */
-class RunTally {
-  readonly coverage: PairwiseCounter;
-  /** Pairs of the rows that touched their situation. */
-  readonly touched: PairwiseCounter;
-  readonly quality: QualityTally;
-  #fallbacks = 0;
-  #lastError = "";
-  readonly #errors: string[] = [];
-  #rows = 0;
-  #broken = 0;
-  #lastBreak = "";
-  readonly #logprobs: boolean;
-  #turns = 0;
-  #unscored = 0;
-
-  constructor(agent: Agent, logprobs: boolean) {
-    this.coverage = new PairwiseCounter(agent);
-    this.touched = new PairwiseCounter(agent);
-    this.quality = new QualityTally(agent);
-    this.#logprobs = logprobs;
-  }
-
-  /** Pairwise coverage: the pairs the rows visited, and those of rows that touched their situation. */
-  pairwise(): PairwiseCoverage {
-    const touched = this.touched.result();
-    return {
-      ...this.coverage.result(),
-      pairs_touched: touched.pairs_covered,
-      touched_fraction: touched.fraction,
-    };
-  }
-
-  add(row: Row): void {
-    this.#rows++;
-    this.coverage.visit(row.situation.axes);
-    if (touchedSituation(row)) this.touched.visit(row.situation.axes);
-    this.quality.add(row);
-    if (this.#logprobs)
-      row.messages.forEach((m, i) => {
-        if (m.role !== "assistant" || i <= row.episode.history_turns) return;
-        this.#turns++;
-        if (m.logprob === undefined) this.#unscored++;
-      });
-    const fallback = row.episode.writer_fallback;
-    if (fallback) {
-      this.#fallbacks++;
-      this.#lastError = fallback.error;
-      if (!this.#errors.includes(fallback.error) && this.#errors.length < KEPT_WRITER_ERRORS)
-        this.#errors.push(fallback.error);
-    }
-    if (row.episode.ended_by === "error") {
-      this.#broken++;
-      this.#lastBreak = row.episode.errors.at(-1) ?? "";
-    }
-  }
-
-  degraded(): DatasetMeta["degraded"] {
-    return {
-      ...(this.#fallbacks > 0
-        ? { generator_fallback: { rows: this.#fallbacks, last_error: this.#lastError } }
-        : {}),
-      ...(this.#broken > 0
-        ? { role_errors: { rows: this.#broken, last_error: this.#lastBreak } }
-        : {}),
-    };
-  }
-
-  /** What a reader of the run must not miss: openings the offline writer took over, rows a failing role cut short, turns without a logprob, quality figures out of bounds. */
-  warnings(): string[] {
-    return [
-      ...(this.#fallbacks > 0
-        ? [
-            `${this.#fallbacks} of ${this.#rows} openings were written by the offline writer because the writer failed (episode.writer_fallback); last error: ${this.#lastError}`,
-          ]
-        : []),
-      ...(this.#broken > 0
-        ? [
-            `${this.#broken} of ${this.#rows} rows ended early because the agent or the person failed (episode.ended_by "error"); last error: ${this.#lastBreak}`,
-          ]
-        : []),
-      ...(this.#unscored > 0
-        ? [
-            `${this.#unscored} of ${this.#turns} agent turns carry no logprob: the server returned no log-probabilities, or not one for every generated token`,
-          ]
-        : []),
-      ...this.quality.warnings(),
-    ];
-  }
-
-  /** The writer's distinct errors, in the order the rows met them (the first few). */
-  writerErrors(): string[] {
-    return [...this.#errors];
-  }
-}
-
-/** Distinct writer errors kept for the search report. */
-const KEPT_WRITER_ERRORS = 20;
 
 /** One episode to play: a situation and which rollout of it. */
 interface Play {

@@ -89,5 +89,15 @@ export const DatasetMetaSchema = z.object({
   degraded: DegradedSchema,
   warnings: z.array(z.string()),
   search: SearchReportSchema,
+  /** One shard of a run (`--shard i/n`): its episodes, and the run's own degraded and warnings, for `rehearse merge`. */
+  shard: z
+    .object({
+      index: z.int().min(0),
+      count: z.int().min(1),
+      first: z.int().min(0),
+      end: z.int().min(0),
+      run: z.object({ degraded: DegradedSchema, warnings: z.array(z.string()) }),
+    })
+    .optional(),
 });
 export type DatasetMeta = z.infer<typeof DatasetMetaSchema>;

@@ -33,6 +33,8 @@ export const LIMITS = {
   rows: 10_000_000,
   /** Episodes run at once: each holds its conversation and world in memory. */
   concurrency: 1024,
+  /** Worker threads a run plays offline episodes on (each holds the engine and a few episodes). */
+  workers: 256,
   /** Assistant messages before an episode is cut off: the conversation, and each model call, grows with them. */
   maxTurns: 1000,
   /** Conversations per situation. */
@@ -150,6 +152,32 @@ export const SimulateOptionsSchema = PlanOptionsSchema.omit({ effort: true }).ex
   out: text("expected a file path").optional(),
   resume: yesNo().optional(),
   logprobs: yesNo().optional(),
+  workers: wholeBetween(
+    0,
+    "expected 0 (this thread) or more worker threads",
+    LIMITS.workers,
+    `expected at most ${LIMITS.workers} worker threads`,
+  ).optional(),
+  shard: z
+    .object({
+      index: wholeBetween(
+        0,
+        "expected a shard index ≥ 0",
+        LIMITS.rows,
+        `expected a shard index below ${LIMITS.rows}`,
+      ),
+      count: wholeBetween(
+        1,
+        "expected at least 1 shard",
+        LIMITS.rows,
+        `expected at most ${LIMITS.rows} shards`,
+      ),
+    })
+    .refine((s) => s.index < s.count, {
+      error: "expected the shard's index below its count (shards are numbered from 0)",
+      path: ["index"],
+    })
+    .optional(),
 });
 export type SimulatePlainOptions = z.infer<typeof SimulateOptionsSchema>;
 
