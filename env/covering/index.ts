@@ -1,10 +1,12 @@
 import { Rng, type Seed } from "../rng.ts";
+import { type Bounds, boundsOf } from "./bound.ts";
 import { Cover } from "./cover.ts";
 import { greedyRows, rankByGain } from "./greedy.ts";
 import { completeRow, reachablePairs } from "./rows.ts";
 import { type CoveringProblem, PairSpace, type ValuePair } from "./space.ts";
 import { repair } from "./tabu.ts";
 
+export { type Bounds, binaryBound, boundsOf } from "./bound.ts";
 export { coverageOrder, type OrderInput } from "./order.ts";
 export type { Reachability } from "./rows.ts";
 export { reachablePairs } from "./rows.ts";
@@ -52,7 +54,8 @@ export function coveringArray(problem: CoveringProblem, options: CoveringOptions
     throw new RangeError("covering: the forbidden pairs leave no valid row");
   const rng = new Rng(options.seed, "covering");
   const effort = options.effort ?? 1;
-  const lowerBound = boundOf(space, reach.target);
+  const bounds = boundsOf(space, reach.target);
+  const lowerBound = bounds.lower;
 
   const greedy = new Cover(space, reach);
   greedyRows(greedy, rng.fork("greedy"), CANDIDATES);
@@ -61,8 +64,14 @@ export function coveringArray(problem: CoveringProblem, options: CoveringOptions
   let iterations = 0;
   const budget = Math.round(effort * iterationBudget(space));
 
-  if (budget > 0 && best.length > lowerBound && best.length <= 1.5 * lowerBound) {
-    const attempt = atBound(space, reach, rng.fork("bound"), budget * 4);
+  // The search stops as soon as it meets the lower bound: no smaller array exists.
+  if (
+    budget > 0 &&
+    bounds.block === lowerBound &&
+    best.length > lowerBound &&
+    best.length <= 1.5 * lowerBound
+  ) {
+    const attempt = atBound(space, reach, bounds, rng.fork("bound"), budget * 4);
     iterations += attempt.iterations;
     if (attempt.rows) best = attempt.rows;
   }
@@ -93,46 +102,18 @@ export function coveringArray(problem: CoveringProblem, options: CoveringOptions
   };
 }
 
-/** The largest number of target pairs between any two axes: each needs a row of its own. */
-function boundOf(space: PairSpace, target: Uint8Array): number {
-  let bound = 1;
-  for (const [i, j] of axisPairs(space.k)) {
-    const { start, count } = space.block(i, j);
-    let n = 0;
-    for (let p = start; p < start + count; p++) n += target[p] as number;
-    bound = Math.max(bound, n);
-  }
-  return bound;
-}
-
-function axisPairs(k: number): [number, number][] {
-  const out: [number, number][] = [];
-  for (let i = 0; i < k; i++) for (let j = i + 1; j < k; j++) out.push([i, j]);
-  return out;
-}
-
 /**
- * At the lower bound every row holds a different target pair of the binding axes, so those two
+ * At a lower bound set by the binding axes' block, every row holds a different target pair of them, so those two
  * columns are exactly that set of pairs; only the other axes are searched.
  */
 function atBound(
   space: PairSpace,
   reach: ReturnType<typeof reachablePairs>,
+  bounds: Bounds,
   rng: Rng,
   maxIterations: number,
 ): { rows: Int32Array[] | null; iterations: number } {
-  let binding: [number, number] = [0, 1];
-  let most = -1;
-  for (const [i, j] of axisPairs(space.k)) {
-    const { start, count } = space.block(i, j);
-    let n = 0;
-    for (let p = start; p < start + count; p++) n += reach.target[p] as number;
-    if (n > most) {
-      most = n;
-      binding = [i, j];
-    }
-  }
-  const [bi, bj] = binding;
+  const [bi, bj] = bounds.binding;
   const cover = new Cover(space, reach);
   const rank = rankByGain(cover, rng);
   const { start, count } = space.block(bi, bj);
