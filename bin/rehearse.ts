@@ -97,6 +97,13 @@ export const COMMANDS: readonly LazyCommand[] = [
       "remove rows that leak an eval set (same task id, same text, an 8-word n-gram near copy, and with --embedder cosine ≥ 0.85); each removal is listed in <out>.export.json",
     load: async () => (await import("./decontaminate.ts")).decontaminateCommand,
   },
+  {
+    name: "merge",
+    usage: "[options] <shards...>",
+    description:
+      "join the files of a sharded run (simulate --shard i/n) into the dataset one machine would have written, byte for byte",
+    load: async () => (await import("./merge.ts")).mergeCommand,
+  },
 ];
 
 /** The command `argv` runs (`rehearse help <command>` included), or undefined for the program's own flags. */

@@ -1,12 +1,14 @@
 import { SingleBar } from "cli-progress";
-import type { Command } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import {
   Agent,
   checkDatasetOutput,
   type Dataset,
+  defaultWorkers,
   SimulationInterrupted,
   shownPath,
   simulate,
+  WORKER_MIN_EPISODES,
 } from "../env/index.ts";
 import {
   type BackendSpec,
@@ -17,6 +19,16 @@ import {
 } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
 import { backend, flipOptions, number, optionsFrom, seed } from "./options.ts";
+
+/** Commander parser for `--shard i/n`: the index (from 0) and the count of shards. */
+function shard(value: string): { index: number; count: number } {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value);
+  if (!match)
+    throw new InvalidArgumentError(
+      `expected i/n, the shard's index from 0 and the number of shards (e.g. 0/4), got ${JSON.stringify(value)}`,
+    );
+  return { index: Number(match[1]), count: Number(match[2]) };
+}
 
 /** The flags as commander parsed them: the plain options unchecked, the spec path, the roles. */
 interface SimulateFlags extends Record<string, unknown> {
@@ -54,7 +66,21 @@ export function simulateCommand(program: Command, io: Io, done: (code: number) =
       `seed for situations, worlds, people and the offline agent (default ${DEFAULTS.seed}, or the spec's world.seed)`,
       seed,
     )
-    .option("--concurrency <n>", `episodes run at once (default ${DEFAULTS.concurrency})`, number)
+    .option(
+      "--concurrency <n>",
+      `episodes run at once in this thread, for model-backed roles (default ${DEFAULTS.concurrency})`,
+      number,
+    )
+    .option(
+      "--workers <n>",
+      `worker threads playing offline episodes, 0 for this thread alone (default: one per core, ${defaultWorkers()} here, for runs of ${WORKER_MIN_EPISODES} episodes or more); the output is the same for any count`,
+      number,
+    )
+    .option(
+      "--shard <i/n>",
+      "run only the i-th of n slices of the plan (i from 0, e.g. $JOB_COMPLETION_INDEX/4); join the files with rehearse merge",
+      shard,
+    )
     .option(
       "--max-turns <n>",
       `assistant messages before an episode is cut off (default ${DEFAULTS.maxTurns})`,
@@ -120,7 +146,7 @@ async function run(flags: SimulateFlags, io: Io): Promise<number> {
       },
     });
     bar?.stop();
-    io.out(flags.json ? `${JSON.stringify(await summaryOf(data), null, 2)}\n` : await report(data));
+    io.out(flags.json ? `${JSON.stringify(summaryOf(data), null, 2)}\n` : report(data));
     // A run in which no conversation got past a failing role produced nothing to train on.
     if (data.size > 0 && data.degraded.role_errors?.rows === data.size) {
       io.err(
@@ -146,21 +172,14 @@ async function run(flags: SimulateFlags, io: Io): Promise<number> {
   }
 }
 
-/** The figures a person checks after a run: rows, coverage, how conversations ended, the agent's slips. */
-async function summaryOf(data: Dataset) {
-  const ended: Record<string, number> = {};
-  const slips: Record<string, number> = {};
-  let errors = 0;
-  for await (const row of data.stream()) {
-    ended[row.episode.ended_by] = (ended[row.episode.ended_by] ?? 0) + 1;
-    for (const slip of row.episode.slips) slips[slip.kind] = (slips[slip.kind] ?? 0) + 1;
-    errors += row.episode.errors.length;
-  }
+/** The figures a person checks after a run: rows, coverage, how conversations ended, the agent's slips (counted as the rows were written). */
+function summaryOf(data: Dataset) {
+  const { ended_by, slips, errors } = data.summary ?? { ended_by: {}, slips: {}, errors: 0 };
   return {
     path: data.path,
     rows: data.size,
     coverage: data.coverage,
-    ended_by: ended,
+    ended_by,
     slips,
     errors,
     degraded: data.degraded,
@@ -170,8 +189,8 @@ async function summaryOf(data: Dataset) {
   };
 }
 
-async function report(data: Dataset): Promise<string> {
-  const s = await summaryOf(data);
+function report(data: Dataset): string {
+  const s = summaryOf(data);
   const pairwise = s.coverage?.pairwise;
   const list = (counts: Record<string, number>) =>
     Object.entries(counts)

@@ -26,6 +26,17 @@ export {
 } from "./covering/index.ts";
 export { Dataset, loadDataset } from "./dataset.ts";
 export {
+  type BehaviourRule,
+  behaviourOf,
+  behaviourRule,
+  chooseTemplate,
+  DRAFT_TEMPLATES,
+  type Draft,
+  type DraftOptions,
+  type DraftTemplate,
+  draftAgent,
+} from "./draft/index.ts";
+export {
   DEFAULT_MAX_MESSAGE_BYTES,
   DEFAULT_MAX_TOOL_CALLS,
   Episode,
@@ -46,6 +57,7 @@ export { llmGrade, pairwiseJudge, rubricJudge } from "./grade/judges.ts";
 export { gradeReport, passHatK } from "./grade/report.ts";
 export { simulatorChecks } from "./grade/simulator.ts";
 export { checkDatasetOutput, type DatasetOutputCheck, datasetPaths } from "./jsonl.ts";
+export { type MergeOptions, mergeShards } from "./merge.ts";
 export { END_MARKERS, userBrief } from "./people/brief.ts";
 export { type Persona, samplePersona } from "./people/persona.ts";
 export {
@@ -93,6 +105,7 @@ export {
   type SimulateOptions,
   SimulationInterrupted,
   simulate,
+  WORKER_MIN_EPISODES,
 } from "./simulate.ts";
 export {
   oneSituation,
@@ -132,4 +145,5 @@ export {
   writeFilesAtomic,
 } from "./util/files.ts";
 export { canonicalJson, sha256 } from "./util/hash.ts";
+export { defaultWorkers } from "./workers/pool.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

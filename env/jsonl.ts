@@ -146,7 +146,8 @@ export async function* readRows(
   yield parseRow(pending.text, path, pending.number);
 }
 
-function parseRow(text: string, path: string, line: number): Row {
+/** One JSONL line as a row, checked by its schema; a bad one is an {@link InputError} naming the file and line. */
+export function parseRow(text: string, path: string, line: number): Row {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -338,19 +339,32 @@ export async function writeDataset(
   rows: Iterable<Row>,
   meta: DatasetMeta | null,
 ): Promise<void> {
+  await writeDatasetLines(path, lines(rows), () => meta);
+}
+
+/**
+ * Writes rows given as JSON lines (newline included) and then their sidecar, as a whole: the
+ * sidecar is asked for once every line is written, so it can count what went by.
+ */
+export async function writeDatasetLines(
+  path: string,
+  rows: Iterable<string> | AsyncIterable<string>,
+  meta: () => DatasetMeta | null,
+): Promise<void> {
   const temp = tempPath(path);
   try {
     await makeFolder(dirname(path));
     await pipeline(
-      Readable.from(lines(rows)),
+      Readable.from(rows),
       createWriteStream(temp, { flags: "wx", highWaterMark: WRITE_BUFFER_BYTES }),
     );
   } catch (error) {
     await discard(temp);
+    if (error instanceof InputError) throw error;
     throw writeFailure(path, error);
   }
   try {
-    await publish(temp, path, meta);
+    await publish(temp, path, meta());
   } finally {
     await discard(temp);
   }

@@ -169,3 +169,46 @@ export class RunTally {
 
 /** Distinct writer errors kept for the search report. */
 const KEPT_WRITER_ERRORS = 20;
+
+/** The parts of a run's sidecar that no row decides: a shard carries them, so a merge rebuilds the whole run's. */
+export interface RunParts {
+  /** Substitutions made before any row (`same_model`). */
+  degraded: DatasetMeta["degraded"];
+  /** The spec's and the roles' warnings. */
+  warnings: string[];
+  /** Whether the policy's log-probabilities were asked for (turns without one are warned about). */
+  logprobs: boolean;
+}
+
+/** What a sidecar is made of, besides the tally of its rows. */
+export interface SidecarParts {
+  generator: string;
+  spec: unknown;
+  specHash: string;
+  options: DatasetMeta["options"];
+  rows: number;
+  complete: boolean;
+  run: RunParts;
+  /** Warnings about rows kept from an earlier run (a resumed run whose sidecar was lost). */
+  kept: readonly string[];
+  shard?: { index: number; count: number; first: number; end: number };
+}
+
+/** A dataset's sidecar, the one way simulate and merge write it: same parts and rows, same bytes. */
+export function sidecarOf(parts: SidecarParts, tally: RunTally): DatasetMeta {
+  return {
+    version: 1,
+    generator: parts.generator,
+    spec: parts.spec,
+    spec_hash: parts.specHash,
+    options: parts.options,
+    rows: parts.rows,
+    complete: parts.complete,
+    coverage: { pairwise: tally.pairwise() },
+    quality: tally.quality.result(),
+    degraded: { ...parts.run.degraded, ...tally.degraded() },
+    warnings: [...parts.run.warnings, ...tally.warnings(), ...parts.kept],
+    search: { budget: parts.options.rows, mutations: [], writer_errors: tally.writerErrors() },
+    ...(parts.shard ? { shard: { ...parts.shard, run: parts.run } } : {}),
+  };
+}

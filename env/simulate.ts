@@ -18,7 +18,7 @@ import { Planner } from "./plan.ts";
 import { assignRoles, type RoleChoices } from "./roles/assign.ts";
 import { OfflineAgent } from "./roles/offline-agent.ts";
 import { playEpisode } from "./rollout.ts";
-import { RunTally } from "./run-tally.ts";
+import { type RunParts, RunTally, sidecarOf } from "./run-tally.ts";
 import { type Shard, shardOf } from "./shard.ts";
 import { InputError, issuesOf } from "./util/errors.ts";
 import { defaultWorkers, type PlayedRow, WorkerPool } from "./workers/pool.ts";
@@ -124,26 +124,26 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   const tally = new RunTally(agent, o.logprobs === true);
   // What the sink says about rows it kept from an earlier run, once it is open.
   let keptWarnings: readonly string[] = [];
-  // The parts of the sidecar no row decides: a shard carries them so that a merge rebuilds the whole run's.
-  const runDegraded = roles.degraded;
-  const runWarnings = [...agent.warnings, ...roles.warnings];
-  const meta = (complete: boolean, rows: number): DatasetMeta => ({
-    version: 1,
-    generator: `rehearse ${pkg.version}`,
-    spec: agent.spec,
-    spec_hash: agent.hash,
-    options: runOptions,
-    rows,
-    complete,
-    coverage: { pairwise: tally.pairwise() },
-    quality: tally.quality.result(),
-    degraded: { ...runDegraded, ...tally.degraded() },
-    warnings: [...runWarnings, ...tally.warnings(), ...keptWarnings],
-    search: { budget: plan.rows, mutations: [], writer_errors: tally.writerErrors() },
-    ...(shard
-      ? { shard: { ...shard, run: { degraded: runDegraded, warnings: runWarnings } } }
-      : {}),
-  });
+  const run: RunParts = {
+    degraded: roles.degraded,
+    warnings: [...agent.warnings, ...roles.warnings],
+    logprobs: o.logprobs === true,
+  };
+  const meta = (complete: boolean, rows: number): DatasetMeta =>
+    sidecarOf(
+      {
+        generator: `rehearse ${pkg.version}`,
+        spec: agent.spec,
+        specHash: agent.hash,
+        options: runOptions,
+        rows,
+        complete,
+        run,
+        kept: keptWarnings,
+        ...(shard ? { shard } : {}),
+      },
+      tally,
+    );
 
   const planned = shard ? shard.end - shard.first : total;
   const offline = offlineRoles({ agent: agentChoice, simulator, userModel });
@@ -244,7 +244,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
 }
 
 /** Episodes below which a run stays in this thread by default: starting threads would cost more than they save. */
-const WORKER_MIN_EPISODES = 200;
+export const WORKER_MIN_EPISODES = 200;
 
 /**
  * How many worker threads play the episodes: the `workers` option, else one per core for an

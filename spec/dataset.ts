@@ -96,7 +96,11 @@ export const DatasetMetaSchema = z.object({
       count: z.int().min(1),
       first: z.int().min(0),
       end: z.int().min(0),
-      run: z.object({ degraded: DegradedSchema, warnings: z.array(z.string()) }),
+      run: z.object({
+        degraded: DegradedSchema,
+        warnings: z.array(z.string()),
+        logprobs: z.boolean(),
+      }),
     })
     .optional(),
 });
