@@ -5,6 +5,7 @@ const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> | void }>
   simulate: () => import("./simulate.ts"),
   server: () => import("./server.ts"),
   decontaminate: () => import("./decontaminate.ts"),
+  startup: () => import("./startup.ts"),
 };
 
 const asked = process.argv.slice(2);

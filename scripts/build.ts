@@ -30,6 +30,8 @@ export interface BuiltCli {
   entry: string;
   /** Every file written: chunks, entry points, assets and the folder's package.json. */
   files: string[];
+  /** The sources bundled into each JavaScript file written, relative to the root. */
+  sources: Map<string, string[]>;
   /** Entry points besides the CLI (worker threads' modules), relative to the root. */
   workers: string[];
   /** Files copied beside the chunks, relative to the root. */
@@ -42,41 +44,54 @@ interface Beside {
   assets: Set<string>;
 }
 
-/** Bundles the CLI into `outdir` (emptied first), with the worker modules and files its modules locate. */
-export async function build(outdir: string): Promise<BuiltCli> {
+/**
+ * Bundles the CLI (`bin/rehearse.ts` under `root`, this project by default) into `outdir` (emptied
+ * first), with the worker modules and the files its modules locate.
+ */
+export async function build(outdir: string, root = ROOT): Promise<BuiltCli> {
+  const out = resolve(outdir);
   const beside: Beside = { workers: new Set(), assets: new Set() };
   let outputs: OutputFile[];
+  let sources: Map<string, string[]>;
   // A worker's module may locate files of its own: bundle again until nothing new turns up.
   for (;;) {
     const found = beside.workers.size + beside.assets.size;
     const result = await esbuild({
       entryPoints: [ENTRY, ...beside.workers],
-      absWorkingDir: ROOT,
+      absWorkingDir: root,
       bundle: true,
       splitting: true,
       format: "esm",
       platform: "node",
       target: "node20",
       packages: "external",
-      outdir,
+      outdir: out,
       entryNames: "[name]",
       write: false,
       metafile: true,
       logLevel: "warning",
     });
     outputs = result.outputFiles;
-    await locate(Object.keys(result.metafile.inputs), beside);
+    sources = new Map(
+      Object.entries(result.metafile.outputs).map(([path, { inputs }]) => [
+        resolve(root, path),
+        Object.keys(inputs),
+      ]),
+    );
+    await locate(root, Object.keys(result.metafile.inputs), beside);
     if (beside.workers.size + beside.assets.size === found) break;
   }
 
-  const copies = [...beside.assets].map((asset) => join(outdir, basename(asset)));
-  const names = [...outputs.map((file) => file.path), ...copies].map((path) => basename(path));
+  const copies = new Map([...beside.assets].map((asset) => [asset, join(out, basename(asset))]));
+  const names = [...outputs.map((file) => file.path), ...copies.values()].map((path) =>
+    basename(path),
+  );
   const clash = names.find((name, i) => names.indexOf(name) !== i);
-  if (clash) throw new Error(`two files of the bundle are named ${clash}: they share dist/`);
+  if (clash) throw new Error(`two files of the bundle are named ${clash}: they share one folder`);
 
-  const entry = join(outdir, "rehearse.js");
-  await rm(outdir, { recursive: true, force: true });
-  await mkdir(outdir, { recursive: true });
+  const entry = join(out, "rehearse.js");
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
   for (const file of outputs) {
     // The source's shebang runs tsx; the bundle is plain JavaScript.
     const text =
@@ -84,13 +99,13 @@ export async function build(outdir: string): Promise<BuiltCli> {
     await writeFile(file.path, text);
   }
   await chmod(entry, 0o755);
-  for (const asset of beside.assets)
-    await copyFile(join(ROOT, asset), join(outdir, basename(asset)));
+  for (const [asset, copy] of copies) await copyFile(join(root, asset), copy);
   // ES modules wherever the folder lies (a test builds into a temporary folder).
-  await writeFile(join(outdir, "package.json"), '{ "type": "module" }\n');
+  await writeFile(join(out, "package.json"), '{ "type": "module" }\n');
   return {
     entry,
-    files: [...outputs.map((file) => file.path), ...copies, join(outdir, "package.json")],
+    files: [...outputs.map((file) => file.path), ...copies.values(), join(out, "package.json")],
+    sources,
     workers: [...beside.workers],
     assets: [...beside.assets],
   };
@@ -100,10 +115,10 @@ export async function build(outdir: string): Promise<BuiltCli> {
  * Adds to `beside` what the bundled project modules locate beside themselves. `import.meta.dirname`
  * and `import.meta.filename` would name dist/ once bundled, so the build refuses them.
  */
-async function locate(inputs: string[], beside: Beside): Promise<void> {
+async function locate(root: string, inputs: string[], beside: Beside): Promise<void> {
   for (const source of inputs) {
     if (!source.endsWith(".ts") || source.includes("node_modules/")) continue;
-    const text = await readFile(join(ROOT, source), "utf8");
+    const text = await readFile(join(root, source), "utf8");
     if (/import\.meta\.(dirname|filename)/.test(text))
       throw new Error(
         `${source} uses import.meta.dirname or .filename: bundled, it would name dist/; use new URL("./<file>", import.meta.url)`,
@@ -113,8 +128,8 @@ async function locate(inputs: string[], beside: Beside): Promise<void> {
       // The .ts form is what the module runs from its sources (under tsx), never from the bundle.
       if (path.endsWith(".ts")) continue;
       const worker = path.replace(/\.js$/, ".ts");
-      if (path.endsWith(".js") && existsSync(join(ROOT, worker))) beside.workers.add(worker);
-      else if (existsSync(join(ROOT, path))) beside.assets.add(path);
+      if (path.endsWith(".js") && existsSync(join(root, worker))) beside.workers.add(worker);
+      else if (existsSync(join(root, path))) beside.assets.add(path);
       else throw new Error(`${source} locates ${name} beside itself, and there is no such file`);
     }
   }
