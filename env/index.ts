@@ -26,10 +26,14 @@ export {
 } from "./covering/index.ts";
 export { Dataset, loadDataset } from "./dataset.ts";
 export {
+  type AskCoverage,
   type BehaviourRule,
   behaviourOf,
   behaviourRule,
+  type CoverageGap,
+  type CoverageGapOptions,
   chooseTemplate,
+  coverageGap,
   DRAFT_TEMPLATES,
   type Draft,
   type DraftOptions,
