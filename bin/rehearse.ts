@@ -98,6 +98,20 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: async () => (await import("./decontaminate.ts")).decontaminateCommand,
   },
   {
+    name: "traces",
+    usage: "[options] <files...>",
+    description:
+      "read production traces (OTLP/JSON) or graded rows: which situations fail, which are new since the last model version, which stopped failing",
+    load: async () => (await import("./traces.ts")).tracesCommand,
+  },
+  {
+    name: "gap",
+    usage: "[options] [asks...]",
+    description:
+      "what the policy leaves uncovered: asks no tool serves, tools no ask reaches, asks no rule speaks to, rules no situation tests",
+    load: async () => (await import("./gap.ts")).gapCommand,
+  },
+  {
     name: "merge",
     usage: "[options] <shards...>",
     description:

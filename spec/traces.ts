@@ -135,3 +135,9 @@ export const TracesCommandOptionsSchema = z.object({
     .max(1, "expected a share from 0 to 1")
     .optional(),
 });
+
+/** `rehearse gap` flags; the asks are the arguments or a file, the judge a backend spec. */
+export const GapCommandOptionsSchema = z.object({
+  spec: z.string().min(1, "expected the agent spec's path"),
+  asks: z.string().min(1, "expected a file of asks, one per line").optional(),
+});
