@@ -244,7 +244,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
 }
 
 /** Episodes below which a run stays in this thread by default: starting threads would cost more than they save. */
-export const WORKER_MIN_EPISODES = 200;
+export const WORKER_MIN_EPISODES = 1000;
 
 /**
  * How many worker threads play the episodes: the `workers` option, else one per core for an
