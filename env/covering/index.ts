@@ -7,6 +7,7 @@ import { type CoveringProblem, PairSpace, type ValuePair } from "./space.ts";
 import { repair } from "./tabu.ts";
 
 export { type Bounds, binaryBound, boundsOf } from "./bound.ts";
+export { MinHeap } from "./heap.ts";
 export { coverageOrder, type OrderInput } from "./order.ts";
 export type { Reachability } from "./rows.ts";
 export { reachablePairs } from "./rows.ts";

@@ -1,3 +1,5 @@
+import { MinHeap } from "./heap.ts";
+
 /** What {@link coverageOrder} orders: each row's pairs and which of them still count. */
 export interface OrderInput {
   /** The pair numbers of each row (distinct within a row). */
@@ -26,7 +28,7 @@ export function coverageOrder({ pairs, target, seen, faults }: OrderInput): numb
   const open = (p: number) => target[p] === 1 && seen[p] === 0;
   const gain = new Int32Array(n);
   const holders = holdersOf(pairs, target, seen);
-  const heaps = [new CellHeap(), new CellHeap()];
+  const heaps = [new MinHeap(), new MinHeap()];
   const kind = (cell: number) => (faults?.[cell] === 1 ? 1 : 0);
   // Smaller key first: the larger gain, then the lower row.
   const key = (cell: number) => (width - (gain[cell] as number)) * n + cell;
@@ -34,12 +36,13 @@ export function coverageOrder({ pairs, target, seen, faults }: OrderInput): numb
   const visited = new Uint8Array(holders.size);
   let faultTotal = 0;
   for (let cell = 0; cell < n; cell++) {
-    for (const p of pairs[cell] as readonly number[]) if (open(p)) gain[cell]++;
+    for (const p of pairs[cell] as readonly number[])
+      if (open(p)) gain[cell] = (gain[cell] as number) + 1;
     faultTotal += kind(cell);
-    (heaps[kind(cell)] as CellHeap).push(key(cell));
+    (heaps[kind(cell)] as MinHeap).push(key(cell));
   }
   const spread = faults !== undefined && faultTotal > 0;
-  const top = (heap: CellHeap): number => {
+  const top = (heap: MinHeap): number => {
     // Entries filed under an older gain, or of rows already placed, are dropped as they surface.
     while (heap.size > 0) {
       const k = heap.peek();
@@ -57,8 +60,8 @@ export function coverageOrder({ pairs, target, seen, faults }: OrderInput): numb
       spread &&
       faultsPlaced + 1 > Math.ceil((faultTotal * (order.length + 1)) / n) &&
       othersLeft > 0;
-    const other = top(heaps[0] as CellHeap);
-    const fault = capped ? Number.POSITIVE_INFINITY : top(heaps[1] as CellHeap);
+    const other = top(heaps[0] as MinHeap);
+    const fault = capped ? Number.POSITIVE_INFINITY : top(heaps[1] as MinHeap);
     const cell = Math.min(other, fault) % n;
     taken[cell] = 1;
     if (kind(cell) === 1) faultsPlaced++;
@@ -70,8 +73,8 @@ export function coverageOrder({ pairs, target, seen, faults }: OrderInput): numb
       visited[slot] = 1;
       for (const holder of holders.of(slot)) {
         if (taken[holder] === 1) continue;
-        gain[holder]--;
-        (heaps[kind(holder)] as CellHeap).push(key(holder));
+        gain[holder] = (gain[holder] as number) - 1;
+        (heaps[kind(holder)] as MinHeap).push(key(holder));
       }
     }
   }
@@ -111,48 +114,4 @@ function holdersOf(pairs: readonly (readonly number[])[], target: Uint8Array, se
     slot: (p: number) => slotOf[p] as number,
     of: (slot: number) => cells.subarray(start[slot] as number, start[slot + 1] as number),
   };
-}
-
-/** A binary min-heap of numbers. */
-class CellHeap {
-  #items: number[] = [];
-
-  get size(): number {
-    return this.#items.length;
-  }
-
-  peek(): number {
-    return this.#items[0] as number;
-  }
-
-  push(value: number): void {
-    const items = this.#items;
-    let at = items.length;
-    items.push(value);
-    while (at > 0) {
-      const parent = (at - 1) >> 1;
-      if ((items[parent] as number) <= value) break;
-      items[at] = items[parent] as number;
-      at = parent;
-    }
-    items[at] = value;
-  }
-
-  pop(): void {
-    const items = this.#items;
-    const last = items.pop() as number;
-    if (items.length === 0) return;
-    let at = 0;
-    for (;;) {
-      const left = 2 * at + 1;
-      if (left >= items.length) break;
-      const right = left + 1;
-      const child =
-        right < items.length && (items[right] as number) < (items[left] as number) ? right : left;
-      if ((items[child] as number) >= last) break;
-      items[at] = items[child] as number;
-      at = child;
-    }
-    items[at] = last;
-  }
 }
