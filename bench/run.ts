@@ -1,6 +1,7 @@
 /** `npm run bench -- <name>…`: runs the named benchmarks in bench/ (all of them with no name). */
 const BENCHES: Record<string, () => Promise<{ run: () => Promise<void> | void }>> = {
   covering: () => import("./covering.ts"),
+  plan: () => import("./plan.ts"),
   world: () => import("./world.ts"),
   simulate: () => import("./simulate.ts"),
   server: () => import("./server.ts"),
