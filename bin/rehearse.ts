@@ -32,7 +32,7 @@ export interface LazyCommand {
   load: () => Promise<Register>;
 }
 
-/** Every command, in the order the help lists them. */
+/** Every command, in the order the help lists them. A new command is one more entry. */
 export const COMMANDS: readonly LazyCommand[] = [
   {
     name: "simulate",
@@ -161,15 +161,16 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     return code;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.ok : EXIT.invalidInput;
-    // The engine is loaded by then (a command threw), so importing it here costs nothing.
-    const { InputError, messageOf } = await import("../env/index.ts");
-    if (error instanceof InputError) {
+    // A command threw, so the engine is loaded and importing it costs nothing; if the engine
+    // itself failed to load, the error is said as it is.
+    const env = await import("../env/index.ts").catch(() => undefined);
+    if (env && error instanceof env.InputError) {
       io.err(`rehearse: ${error.message}\n`);
       return EXIT.invalidInput;
     }
     // A failure while running is one line for the person; the stack is for whoever debugs rehearse.
     const debug = process.env.REHEARSE_DEBUG && error instanceof Error ? `\n${error.stack}` : "";
-    io.err(`rehearse: ${messageOf(error)}${debug}\n`);
+    io.err(`rehearse: ${env ? env.messageOf(error) : String(error)}${debug}\n`);
     return EXIT.failed;
   }
 }
