@@ -100,19 +100,21 @@ export class Cover {
    * would put a forbidden pair in the row.
    */
   delta(r: number, c: number, v: number): number {
-    const { space, counts } = this;
-    const k = space.k;
+    const { space, counts, rows } = this;
+    const { k, offset, mulOwn, mulOther } = space;
     const base = r * k;
-    const old = this.rows[base + c] as number;
+    const old = rows[base + c] as number;
     if (old === v) return 0;
     const forbidden = space.forbidden;
     let d = 0;
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
-      const x = this.rows[base + j] as number;
-      const gained = space.index(c, v, j, x);
+      const o = c * k + j;
+      const shared = (offset[o] as number) + (rows[base + j] as number) * (mulOther[o] as number);
+      const own = mulOwn[o] as number;
+      const gained = shared + v * own;
       if (forbidden !== null && forbidden[gained] === 1) return INVALID;
-      if (counts[space.index(c, old, j, x)] === 1) d++;
+      if (counts[shared + old * own] === 1) d++;
       if (counts[gained] === 0) d--;
     }
     return d;
@@ -120,23 +122,25 @@ export class Cover {
 
   /** Sets row r's axis c to v, keeping every counter current. */
   set(r: number, c: number, v: number): void {
-    const { space, counts } = this;
-    const k = space.k;
+    const { space, counts, rows } = this;
+    const { k, offset, mulOwn, mulOther } = space;
     const base = r * k;
-    const old = this.rows[base + c] as number;
+    const old = rows[base + c] as number;
     if (old === v) return;
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
-      const x = this.rows[base + j] as number;
-      const lost = space.index(c, old, j, x);
+      const o = c * k + j;
+      const shared = (offset[o] as number) + (rows[base + j] as number) * (mulOther[o] as number);
+      const own = mulOwn[o] as number;
+      const lost = shared + old * own;
       const left = (counts[lost] as number) - 1;
       counts[lost] = left;
       if (left === 0) this.#open(lost);
-      const gained = space.index(c, v, j, x);
+      const gained = shared + v * own;
       if (counts[gained] === 0) this.#close(gained);
       counts[gained] = (counts[gained] as number) + 1;
     }
-    this.rows[base + c] = v;
+    rows[base + c] = v;
   }
 
   #count(r: number, step: 1 | -1): void {

@@ -20,10 +20,13 @@ export class PairSpace {
   readonly k: number;
   readonly levels: Int32Array;
   readonly size: number;
-  /** Per ordered axis pair (c, j): the block offset and the multipliers of c's and j's value. */
-  readonly #offset: Int32Array;
-  readonly #mulOwn: Int32Array;
-  readonly #mulOther: Int32Array;
+  /**
+   * Per ordered axis pair (c, j) at `c * k + j`: the block offset and the multipliers of c's and
+   * j's value, so that hot loops can number pairs without a call.
+   */
+  readonly offset: Int32Array;
+  readonly mulOwn: Int32Array;
+  readonly mulOther: Int32Array;
   /** Decoding table: axis and value of both sides of every pair, lower axis first. */
   readonly axisA: Int32Array;
   readonly valueA: Int32Array;
@@ -45,20 +48,20 @@ export class PairSpace {
     const k = levels.length;
     this.k = k;
     this.levels = Int32Array.from(levels);
-    this.#offset = new Int32Array(k * k);
-    this.#mulOwn = new Int32Array(k * k);
-    this.#mulOther = new Int32Array(k * k);
+    this.offset = new Int32Array(k * k);
+    this.mulOwn = new Int32Array(k * k);
+    this.mulOther = new Int32Array(k * k);
     let size = 0;
     for (let i = 0; i < k; i++) {
       for (let j = i + 1; j < k; j++) {
         const li = this.levels[i] as number;
         const lj = this.levels[j] as number;
-        this.#offset[i * k + j] = size;
-        this.#offset[j * k + i] = size;
-        this.#mulOwn[i * k + j] = lj;
-        this.#mulOther[i * k + j] = 1;
-        this.#mulOwn[j * k + i] = 1;
-        this.#mulOther[j * k + i] = lj;
+        this.offset[i * k + j] = size;
+        this.offset[j * k + i] = size;
+        this.mulOwn[i * k + j] = lj;
+        this.mulOther[i * k + j] = 1;
+        this.mulOwn[j * k + i] = 1;
+        this.mulOther[j * k + i] = lj;
         size += li * lj;
       }
     }
@@ -108,16 +111,14 @@ export class PairSpace {
   index(c: number, a: number, j: number, b: number): number {
     const o = c * this.k + j;
     return (
-      (this.#offset[o] as number) +
-      a * (this.#mulOwn[o] as number) +
-      b * (this.#mulOther[o] as number)
+      (this.offset[o] as number) + a * (this.mulOwn[o] as number) + b * (this.mulOther[o] as number)
     );
   }
 
   /** The first pair number of the block of axes (i, j), and the number of pairs in it. */
   block(i: number, j: number): { start: number; count: number } {
     return {
-      start: this.#offset[i * this.k + j] as number,
+      start: this.offset[i * this.k + j] as number,
       count: (this.levels[i] as number) * (this.levels[j] as number),
     };
   }

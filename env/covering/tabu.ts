@@ -40,13 +40,14 @@ export function repair(
     let moveAxis = -1;
     let moveValue = -1;
     let ties = 0;
+    const rows = cover.rows;
     for (let r = 0; r < cover.n; r++) {
       let c: number;
       let v: number;
-      if (cover.at(r, i) === a) {
+      if (rows[r * k + i] === a) {
         c = j;
         v = b;
-      } else if (cover.at(r, j) === b) {
+      } else if (rows[r * k + j] === b) {
         c = i;
         v = a;
       } else continue;
