@@ -101,7 +101,7 @@ export const COMMANDS: readonly LazyCommand[] = [
     name: "traces",
     usage: "[options] <files...>",
     description:
-      "read production traces (OTLP/JSON) or graded rows: which situations fail, which are new since the last model version, which stopped failing",
+      "read production traces (OTLP/JSON, GenAI semantic conventions) or graded rows, and show which situations fail, which are new since the last model version, and which stopped failing",
     load: async () => (await import("./traces.ts")).tracesCommand,
   },
   {
