@@ -108,7 +108,7 @@ export const COMMANDS: readonly LazyCommand[] = [
     name: "gap",
     usage: "[options] [asks...]",
     description:
-      "what the policy leaves uncovered: asks no tool serves, tools no ask reaches, asks no rule speaks to, rules no situation tests",
+      "given example user asks, report which asks no tool serves, which tools no ask reaches, which asks the rules say nothing about, and which rules no situation would test",
     load: async () => (await import("./gap.ts")).gapCommand,
   },
   {
