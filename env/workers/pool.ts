@@ -8,7 +8,12 @@ import type { RowFacts } from "../run-tally.ts";
 import type { PlayReply, PlayRequest, WorkerSetup } from "./protocol.ts";
 
 /** Episodes handed to one worker before it answers: enough that it never waits on the main thread. */
-const IN_FLIGHT_PER_WORKER = 8;
+const IN_FLIGHT_PER_WORKER = 32;
+/**
+ * Episodes sent to a worker in one message, and answered in one: a message costs about 35 µs a
+ * row one by one and about 10 µs in eights (a row is some 7 KB of JSON).
+ */
+const BATCH = 8;
 
 /** A row played by a worker: its JSON line, its tally facts, and the row itself when asked for. */
 export interface PlayedRow {
@@ -33,10 +38,13 @@ export class WorkerPool {
   readonly #workers: { worker: Worker; busy: number }[];
   readonly #pending = new Map<
     number,
-    { resolve: (row: PlayedRow) => void; reject: (error: Error) => void; at: number }
+    { resolve: (row: PlayedRow) => void; reject: (error: Error) => void }
   >();
   #next = 0;
   #failure: Error | null = null;
+  /** Episodes asked for and not yet sent, and whether a send is scheduled. */
+  #batch: PlayRequest[] = [];
+  #scheduled = false;
 
   /** Starts `size` worker threads, each building the engine for `setup`. */
   static async start(size: number, setup: WorkerSetup): Promise<WorkerPool> {
@@ -47,7 +55,7 @@ export class WorkerPool {
     this.capacity = size * IN_FLIGHT_PER_WORKER;
     this.#workers = Array.from({ length: size }, (_, at) => {
       const worker = new Worker(module, { workerData: setup });
-      worker.on("message", (reply: PlayReply) => this.#answer(at, reply));
+      worker.on("message", (replies: PlayReply[]) => this.#answer(at, replies));
       worker.on("error", (error) => this.#fail(new Error(`worker ${at}: ${error.message}`)));
       worker.on("exit", (code) => {
         if (this.#pending.size > 0) this.#fail(new Error(`worker ${at} exited with code ${code}`));
@@ -56,20 +64,32 @@ export class WorkerPool {
     });
   }
 
-  /** Plays one episode on the least busy worker. */
+  /** Plays one episode on the least busy worker (sent with the others asked for at the same time). */
   play(situation: Situation, rollout: number): Promise<PlayedRow> {
     if (this.#failure) return Promise.reject(this.#failure);
+    const id = this.#next++;
+    return new Promise<PlayedRow>((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#batch.push({ id, situation, rollout });
+      if (this.#batch.length >= BATCH) this.#send();
+      else if (!this.#scheduled) {
+        this.#scheduled = true;
+        setImmediate(() => this.#send());
+      }
+    });
+  }
+
+  /** Sends the episodes asked for so far to the least busy worker. */
+  #send(): void {
+    this.#scheduled = false;
+    if (this.#batch.length === 0) return;
     let at = 0;
     for (let i = 1; i < this.#workers.length; i++)
       if ((this.#workers[i]?.busy ?? 0) < (this.#workers[at]?.busy ?? 0)) at = i;
     const slot = this.#workers[at] as { worker: Worker; busy: number };
-    const id = this.#next++;
-    slot.busy++;
-    return new Promise<PlayedRow>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, at });
-      const request: PlayRequest = { id, situation, rollout };
-      slot.worker.postMessage(request);
-    });
+    slot.busy += this.#batch.length;
+    slot.worker.postMessage(this.#batch);
+    this.#batch = [];
   }
 
   /** Stops every worker. */
@@ -77,13 +97,15 @@ export class WorkerPool {
     await Promise.all(this.#workers.map(({ worker }) => worker.terminate()));
   }
 
-  #answer(at: number, reply: PlayReply): void {
-    const waiting = this.#pending.get(reply.id);
-    if (!waiting) return;
-    this.#pending.delete(reply.id);
-    (this.#workers[at] as { busy: number }).busy--;
-    if ("error" in reply) waiting.reject(new Error(reply.error));
-    else waiting.resolve(reply);
+  #answer(at: number, replies: PlayReply[]): void {
+    for (const reply of replies) {
+      const waiting = this.#pending.get(reply.id);
+      if (!waiting) continue;
+      this.#pending.delete(reply.id);
+      (this.#workers[at] as { busy: number }).busy--;
+      if ("error" in reply) waiting.reject(new Error(reply.error));
+      else waiting.resolve(reply);
+    }
   }
 
   #fail(error: Error): void {

@@ -25,8 +25,8 @@ const tally = new RunTally(agent, setup.logprobs);
 const port = parentPort;
 if (!port) throw new Error("worker.ts runs as a worker thread");
 
-port.on("message", async (request: PlayRequest) => {
-  let reply: PlayReply;
+/** Plays one episode: its row's JSON line and tally facts, or what went wrong. */
+async function play(request: PlayRequest): Promise<PlayReply> {
   try {
     const row = await playEpisode(
       agent,
@@ -37,14 +37,20 @@ port.on("message", async (request: PlayRequest) => {
       setup.maxTurns,
       request.rollout,
     );
-    reply = {
+    return {
       id: request.id,
       line: `${JSON.stringify(row)}\n`,
       facts: tally.facts(row),
       ...(setup.keepRows ? { row } : {}),
     };
   } catch (error) {
-    reply = { id: request.id, error: messageOf(error) };
+    return { id: request.id, error: messageOf(error) };
   }
-  port.postMessage(reply);
+}
+
+// Episodes come in batches and are answered in one message each: a message costs more than its bytes.
+port.on("message", async (requests: PlayRequest[]) => {
+  const replies: PlayReply[] = [];
+  for (const request of requests) replies.push(await play(request));
+  port.postMessage(replies);
 });
