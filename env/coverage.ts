@@ -14,14 +14,21 @@ export class PairwiseCounter {
   readonly #seen: Uint8Array;
   #covered = 0;
 
-  constructor(agent: Agent) {
+  constructor(agent: Agent, pairs?: { space: PairSpace; reach: Reachability }) {
     this.agent = agent;
-    this.space = new PairSpace({
-      levels: levelsOf(agent.axes),
-      forbidden: valuePairsOf(agent.axes, agent.forbidden),
-    });
-    this.reach = reachablePairs(this.space);
+    this.space =
+      pairs?.space ??
+      new PairSpace({
+        levels: levelsOf(agent.axes),
+        forbidden: valuePairsOf(agent.axes, agent.forbidden),
+      });
+    this.reach = pairs?.reach ?? reachablePairs(this.space);
     this.#seen = new Uint8Array(this.space.size);
+  }
+
+  /** A counter of the same pairs with nothing visited, without working the pairs out again. */
+  fresh(): PairwiseCounter {
+    return new PairwiseCounter(this.agent, this);
   }
 
   /** Records a visited situation, by coordinate or by value indexes. */

@@ -15,7 +15,7 @@ import {
 import { Agent } from "./agent.ts";
 import { coordinateOf } from "./axes.ts";
 import { PairwiseCounter } from "./coverage.ts";
-import { coverageOrder, coveringArray, MinHeap } from "./covering/index.ts";
+import { type CoveringArray, coverageOrder, coveringArrayOver, MinHeap } from "./covering/index.ts";
 import type { PolicyReading } from "./policy/index.ts";
 import { Rng, type Seed } from "./rng.ts";
 import { InputError, issuesOf, SpecError } from "./util/errors.ts";
@@ -95,7 +95,7 @@ export class Planner {
   readonly rows: number;
   readonly faultRate: number;
   readonly preferSuccess: boolean;
-  readonly grid: ReturnType<typeof coveringArray>;
+  readonly grid: CoveringArray;
   readonly #space: PairwiseCounter;
 
   constructor(spec: unknown, options: PlanOptions = {}) {
@@ -119,20 +119,17 @@ export class Planner {
       ]);
     }
     refuseLargeGrid(this.#space);
-    this.grid = coveringArray(
-      {
-        levels: AXIS_NAMES.map((a) => agent.axes[a].length),
-        forbidden: this.#space.space.forbidden ? forbiddenPairs(this.#space) : [],
-      },
-      { seed: this.seed, effort: parsed.data.effort ?? DEFAULTS.effort },
-    );
+    this.grid = coveringArrayOver(this.#space.space, this.#space.reach, {
+      seed: this.seed,
+      effort: parsed.data.effort ?? DEFAULTS.effort,
+    });
     this.rows = parsed.data.rows ?? this.grid.rows.length;
   }
 
   /** The run's situations in order, made as they are asked for; returns what the walk did. */
   *walk(): Generator<Situation, WalkSummary> {
     const { agent, seed, rows } = this;
-    const counter = new PairwiseCounter(agent);
+    const counter = this.#space.fresh();
     const walk = new Walk(counter, this.grid.rows, this.preferSuccess ? this.faultRate : null);
     let made = 0;
     let passes = 0;
@@ -170,7 +167,7 @@ export class Planner {
    * ten million rows take as long as a few passes.
    */
   summary(): WalkSummary {
-    const counter = new PairwiseCounter(this.agent);
+    const counter = this.#space.fresh();
     const walk = new Walk(counter, this.grid.rows, this.preferSuccess ? this.faultRate : null);
     const size = this.grid.rows.length;
     let made = 0;
@@ -342,23 +339,6 @@ function refuseLargeGrid(counter: PairwiseCounter): void {
 /** A situation's stable id: the same spec, coordinate and seed always give the same id. */
 export function situationId(specHash: string, axes: Coordinate, seed: number): string {
   return `sit_${sha256(canonicalJson({ spec: specHash, axes, seed })).slice(0, 16)}`;
-}
-
-function forbiddenPairs(counter: PairwiseCounter) {
-  const { space } = counter;
-  const forbidden = space.forbidden as Uint8Array;
-  const out = [];
-  for (let p = 0; p < space.size; p++) {
-    if (forbidden[p] === 1) {
-      out.push({
-        axisA: space.axisA[p] as number,
-        valueA: space.valueA[p] as number,
-        axisB: space.axisB[p] as number,
-        valueB: space.valueB[p] as number,
-      });
-    }
-  }
-  return out;
 }
 
 interface Step {

@@ -2,7 +2,7 @@ import { Rng, type Seed } from "../rng.ts";
 import { type Bounds, boundsOf } from "./bound.ts";
 import { Cover } from "./cover.ts";
 import { greedyRows, rankByGain } from "./greedy.ts";
-import { completeRow, reachablePairs } from "./rows.ts";
+import { completeRow, type Reachability, reachablePairs } from "./rows.ts";
 import { type CoveringProblem, PairSpace, type ValuePair } from "./space.ts";
 import { repair } from "./tabu.ts";
 
@@ -50,7 +50,15 @@ const TENURE = 2;
  */
 export function coveringArray(problem: CoveringProblem, options: CoveringOptions): CoveringArray {
   const space = new PairSpace(problem);
-  const reach = reachablePairs(space);
+  return coveringArrayOver(space, reachablePairs(space), options);
+}
+
+/** {@link coveringArray} over a pair space whose reachable pairs are already worked out. */
+export function coveringArrayOver(
+  space: PairSpace,
+  reach: Reachability,
+  options: CoveringOptions,
+): CoveringArray {
   if (reach.targetCount === 0)
     throw new RangeError("covering: the forbidden pairs leave no valid row");
   const rng = new Rng(options.seed, "covering");
