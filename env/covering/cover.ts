@@ -19,6 +19,10 @@ export class Cover {
   /** Per axis value (at `valueBase[axis] + value`): uncovered target pairs it belongs to. */
   readonly deficit: Int32Array;
   readonly valueBase: Int32Array;
+  /** Per pair, the XOR of the numbers of the rows that hold it: the row itself when one does. */
+  readonly #holders: Int32Array;
+  /** Per row and axis (at `r * k + c`): the row's pairs on that axis that no other row holds. */
+  #unique: Int32Array;
   rows: Int32Array;
   n = 0;
 
@@ -36,7 +40,9 @@ export class Cover {
     }
     this.deficit = new Int32Array(values);
     for (let p = 0; p < space.size; p++) if (this.target[p] === 1) this.#open(p);
+    this.#holders = new Int32Array(space.size);
     this.rows = new Int32Array(space.k * 16);
+    this.#unique = new Int32Array(space.k * 16);
   }
 
   /** Value of axis c in row r. */
@@ -69,8 +75,12 @@ export class Cover {
       const grown = new Int32Array(this.rows.length * 2);
       grown.set(this.rows);
       this.rows = grown;
+      const unique = new Int32Array(grown.length);
+      unique.set(this.#unique);
+      this.#unique = unique;
     }
     this.rows.set(row, this.n * k);
+    this.#unique.fill(0, this.n * k, this.n * k + k);
     this.n++;
     this.#count(this.n - 1, 1);
   }
@@ -80,7 +90,18 @@ export class Cover {
     const k = this.space.k;
     this.#count(r, -1);
     this.n--;
-    if (r !== this.n) this.rows.copyWithin(r * k, this.n * k, this.n * k + k);
+    if (r === this.n) return;
+    const last = this.n;
+    this.rows.copyWithin(r * k, last * k, last * k + k);
+    this.#unique.copyWithin(r * k, last * k, last * k + k);
+    // The last row is now row r: the pairs it holds name it by its new number.
+    const { space } = this;
+    for (let i = 0; i < k; i++) {
+      for (let j = i + 1; j < k; j++) {
+        const p = space.index(i, this.at(r, i), j, this.at(r, j));
+        this.#holders[p] = (this.#holders[p] as number) ^ last ^ r;
+      }
+    }
   }
 
   /** Number of pairs in row r that no other row holds. */
@@ -103,18 +124,19 @@ export class Cover {
     const { space, counts, rows } = this;
     const { k, offset, mulOwn, mulOther } = space;
     const base = r * k;
-    const old = rows[base + c] as number;
-    if (old === v) return 0;
+    if (rows[base + c] === v) return 0;
     const forbidden = space.forbidden;
-    let d = 0;
+    // Pairs the row alone holds on axis c are lost whatever v is; the pairs v would make are new
+    // where no row holds them.
+    let d = this.#unique[base + c] as number;
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
       const o = c * k + j;
-      const shared = (offset[o] as number) + (rows[base + j] as number) * (mulOther[o] as number);
-      const own = mulOwn[o] as number;
-      const gained = shared + v * own;
+      const gained =
+        (offset[o] as number) +
+        (rows[base + j] as number) * (mulOther[o] as number) +
+        v * (mulOwn[o] as number);
       if (forbidden !== null && forbidden[gained] === 1) return INVALID;
-      if (counts[shared + old * own] === 1) d++;
       if (counts[gained] === 0) d--;
     }
     return d;
@@ -122,7 +144,7 @@ export class Cover {
 
   /** Sets row r's axis c to v, keeping every counter current. */
   set(r: number, c: number, v: number): void {
-    const { space, counts, rows } = this;
+    const { space, rows } = this;
     const { k, offset, mulOwn, mulOther } = space;
     const base = r * k;
     const old = rows[base + c] as number;
@@ -132,27 +154,50 @@ export class Cover {
       const o = c * k + j;
       const shared = (offset[o] as number) + (rows[base + j] as number) * (mulOther[o] as number);
       const own = mulOwn[o] as number;
-      const lost = shared + old * own;
-      const left = (counts[lost] as number) - 1;
-      counts[lost] = left;
-      if (left === 0) this.#open(lost);
-      const gained = shared + v * own;
-      if (counts[gained] === 0) this.#close(gained);
-      counts[gained] = (counts[gained] as number) + 1;
+      this.#drop(shared + old * own, r, c, j);
+      this.#hold(shared + v * own, r, c, j);
     }
     rows[base + c] = v;
   }
 
   #count(r: number, step: 1 | -1): void {
-    const { space, counts } = this;
+    const { space } = this;
     for (let i = 0; i < space.k; i++) {
       for (let j = i + 1; j < space.k; j++) {
         const p = space.index(i, this.at(r, i), j, this.at(r, j));
-        if (step === 1 && counts[p] === 0) this.#close(p);
-        counts[p] = (counts[p] as number) + step;
-        if (step === -1 && counts[p] === 0) this.#open(p);
+        if (step === 1) this.#hold(p, r, i, j);
+        else this.#drop(p, r, i, j);
       }
     }
+  }
+
+  /** Row r, on axes i and j, now holds pair p. */
+  #hold(p: number, r: number, i: number, j: number): void {
+    const { counts } = this;
+    const before = counts[p] as number;
+    if (before === 0) this.#close(p);
+    counts[p] = before + 1;
+    this.#holders[p] = (this.#holders[p] as number) ^ r;
+    if (before === 0) this.#shiftUnique(r, i, j, 1);
+    else if (before === 1) this.#shiftUnique((this.#holders[p] as number) ^ r, i, j, -1);
+  }
+
+  /** Row r, on axes i and j, no longer holds pair p. */
+  #drop(p: number, r: number, i: number, j: number): void {
+    const { counts } = this;
+    const left = (counts[p] as number) - 1;
+    counts[p] = left;
+    this.#holders[p] = (this.#holders[p] as number) ^ r;
+    if (left === 0) {
+      this.#open(p);
+      this.#shiftUnique(r, i, j, -1);
+    } else if (left === 1) this.#shiftUnique(this.#holders[p] as number, i, j, 1);
+  }
+
+  #shiftUnique(r: number, i: number, j: number, step: number): void {
+    const k = this.space.k;
+    this.#unique[r * k + i] = (this.#unique[r * k + i] as number) + step;
+    this.#unique[r * k + j] = (this.#unique[r * k + j] as number) + step;
   }
 
   #open(p: number): void {
