@@ -25,7 +25,7 @@ export interface CoveringOptions {
 export interface CoveringArray {
   /** One entry per row: a value index for every axis. */
   rows: number[][];
-  /** No array covering the target pairs can have fewer rows than this. */
+  /** No array covering the target pairs can have fewer rows than this ({@link boundsOf}). */
   lowerBound: number;
   /** Pairs every array must cover: all pairs minus forbidden and implied ones. */
   pairsTarget: number;
@@ -45,8 +45,9 @@ const TENURE = 2;
 
 /**
  * Builds a pairwise covering array: a greedy array first, then rows removed one at a time, each
- * removal repaired by tabu search; when the two largest axes dominate, the lower bound itself is
- * tried with those two axes fixed to their cross product. Deterministic for a seed.
+ * removal repaired by tabu search, until a removal fails or the array meets the lower bound
+ * ({@link boundsOf}); when the two largest axes set the bound, it is tried directly with those two
+ * axes fixed to their cross product. Deterministic for a seed.
  */
 export function coveringArray(problem: CoveringProblem, options: CoveringOptions): CoveringArray {
   const space = new PairSpace(problem);
