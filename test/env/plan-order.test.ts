@@ -19,15 +19,32 @@ function scoped(n: number): AgentSpec {
   );
 }
 
+/** `tools` tools and `rules` rules, each rule about every tool. */
+function freeRules(tools: number, rules: number): AgentSpec {
+  return specOf(
+    Array.from({ length: tools }, (_, i) => [
+      `get_item_${i}`,
+      { item_id: { type: "string" } },
+      ["item_id"],
+    ]),
+    {
+      policy: Array.from({ length: rules }, (_, i) => ({
+        id: `rule_${i}`,
+        text: `Quote reference ${i} before anything else.`,
+      })),
+    },
+  );
+}
+
 describe("the walk over a large grid", () => {
   it("flips and orders a pass in near-linear time: four times the grid, well under sixteen times as long", () => {
     // Issue 16: Walk.#order rescanned every cell left for each place it filled and the flip every
-    // flipped cell for each it restored; 69% of plan time at tools = rules = 100.
-    const planner = (n: number) => new Planner(scoped(n), { rows: 1 });
-    const small = planner(30);
-    expect(small.grid.rows.length).toBe(210);
+    // flipped cell for each it restored; 69% of plan time at tools = rules = 100. Five tools and n
+    // rules about all of them: the grid's rows and its pairs both grow as n.
+    const planner = (n: number) => new Planner(freeRules(5, n), { rows: 1 });
+    expect(planner(60).grid.rows.length).toBe(420);
     const firstSituation = (p: Planner) => p.walk().next();
-    expect(growth(planner, firstSituation, 30, 3)).toBeLessThan(8);
+    expect(growth(planner, firstSituation, 60, 5)).toBeLessThan(8);
   });
 
   it("keeps the fault share asked for on a long grid, spread through the walk", () => {
