@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { InputError, simulate } from "../../env/index.ts";
+import { Agent, InputError, planSituations, simulate } from "../../env/index.ts";
+import { WorkerPool } from "../../env/workers/pool.ts";
 
 const RETAIL = "examples/retail-orders.json";
 const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
@@ -62,5 +63,25 @@ describe("simulate on worker threads", () => {
     await expect(simulate(RETAIL, { rows: 4, workers: 100_000 })).rejects.toThrow(
       /workers: expected at most 256 worker threads/,
     );
+  });
+
+  it("fails loudly, naming the worker, when a worker cannot start, instead of waiting for rows", async () => {
+    const agent = await Agent.load(RETAIL);
+    const [situation] = planSituations(agent, { rows: 1 }).cells;
+    const pool = await WorkerPool.start(1, {
+      spec: agent.spec,
+      specHash: "another spec",
+      slipRate: 0.25,
+      maxTurns: 12,
+      logprobs: false,
+      keepRows: false,
+    });
+    try {
+      await expect(pool.play(situation as NonNullable<typeof situation>, 0)).rejects.toThrow(
+        /worker 0: worker: the spec hashes to \S+, not another spec/,
+      );
+    } finally {
+      await pool.close();
+    }
   });
 });
