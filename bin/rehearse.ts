@@ -36,7 +36,7 @@ export interface LazyCommand {
 export const COMMANDS: readonly LazyCommand[] = [
   {
     name: "simulate",
-    usage: "[options]",
+    usage: "[options] [sentence]",
     description:
       "simulate conversations for an agent spec and write them as JSONL (offline by default: no key, no network)",
     load: async () => (await import("./simulate.ts")).simulateCommand,

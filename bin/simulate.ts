@@ -3,12 +3,18 @@ import { type Command, InvalidArgumentError } from "commander";
 import {
   Agent,
   checkDatasetOutput,
+  checkOutputPath,
   type Dataset,
+  type Draft,
+  type DraftOptions,
   defaultWorkers,
+  draftAgent,
+  InputError,
   SimulationInterrupted,
   shownPath,
   simulate,
   WORKER_MIN_EPISODES,
+  writeFileAtomic,
 } from "../env/index.ts";
 import {
   type BackendSpec,
@@ -32,7 +38,8 @@ function shard(value: string): { index: number; count: number } {
 
 /** The flags as commander parsed them: the plain options unchecked, the spec path, the roles. */
 interface SimulateFlags extends Record<string, unknown> {
-  spec: string;
+  spec?: string;
+  saveSpec?: string;
   json?: boolean;
   overwrite?: boolean;
   agent?: BackendSpec;
@@ -46,7 +53,12 @@ export function simulateCommand(program: Command, io: Io, done: (code: number) =
     .description(
       "simulate conversations for an agent spec and write them as JSONL (offline by default: no key, no network)",
     )
-    .requiredOption("--spec <file>", "agent spec (JSON)")
+    .argument(
+      "[sentence]",
+      'instead of --spec: one sentence describing the agent, e.g. "a personal finance assistant that confirms before it moves money", drafted into a spec (by --simulator when given, else offline from a domain template)',
+    )
+    .option("--spec <file>", "agent spec (JSON)")
+    .option("--save-spec <file>", "with a sentence: write the drafted spec here, to edit and rerun")
     .requiredOption(
       "--out <file>",
       "JSONL file to write (rows stream to <file>.partial until the run is complete)",
@@ -105,18 +117,48 @@ export function simulateCommand(program: Command, io: Io, done: (code: number) =
       "discard <file>.partial and replace <file> once the new run is complete (without it, both are refused)",
     )
     .option("--json", "print the run's summary as JSON")
-    .action(async (flags: SimulateFlags) => done(await run(flags, io)));
+    .action(async (sentence: string | undefined, flags: SimulateFlags) =>
+      done(await run(sentence, flags, io)),
+    );
 }
 
-async function run(flags: SimulateFlags, io: Io): Promise<number> {
+async function run(sentence: string | undefined, flags: SimulateFlags, io: Io): Promise<number> {
   const options = optionsFrom(SimulateOptionsSchema, flags, "simulate");
-  const agent = await Agent.load(flags.spec);
+  if ((sentence === undefined) === (flags.spec === undefined))
+    throw new InputError("simulate flags", [
+      {
+        path: "--spec",
+        message:
+          "expected exactly one of --spec <file> or a sentence describing the agent (in quotes)",
+      },
+    ]);
+  if (flags.saveSpec !== undefined && sentence === undefined)
+    throw new InputError("simulate flags", [
+      {
+        path: "--save-spec",
+        message: "saves a spec drafted from a sentence; --spec is already a file",
+      },
+    ]);
+  const draft = sentence === undefined ? undefined : await draftAgent(sentence, draftChoice(flags));
+  if (draft) {
+    io.err(`${drafted(draft)}\n`);
+    if (flags.saveSpec !== undefined) {
+      await checkOutputPath(flags.saveSpec, {
+        what: "simulate flags",
+        field: "--save-spec",
+        writes: [flags.saveSpec],
+        reads: [],
+      });
+      await writeFileAtomic(flags.saveSpec, `${JSON.stringify(draft.spec, null, 2)}\n`);
+    }
+  }
+  const agent = draft ? draft.agent : await Agent.load(flags.spec as string);
   const overwrite = flags.overwrite === true;
   // The SDK checks the output again, but only the CLI knows the spec's path and names the flags.
   await checkDatasetOutput(options.out as string, {
     what: "simulate flags",
     style: "flags",
-    reads: [flags.spec],
+    reads: [flags.spec, flags.saveSpec].filter((path) => path !== undefined),
     resume: options.resume === true,
     overwrite,
   });
@@ -139,6 +181,7 @@ async function run(flags: SimulateFlags, io: Io): Promise<number> {
       agent: flags.agent,
       simulator: flags.simulator,
       userModel: flags.userModel,
+      ...(draft ? { draft } : {}),
       signal: controller.signal,
       onProgress: (finished, total) => {
         bar?.setTotal(total);
@@ -221,4 +264,19 @@ function qualityLines(quality: Quality | null): string[] {
       ? [`never     called: ${quality.tools_never_called.join(", ")}`]
       : []),
   ];
+}
+
+/** The drafter: the --simulator model when one is given, else the offline templates. */
+function draftChoice(flags: SimulateFlags): DraftOptions {
+  return flags.simulator !== undefined ? { simulator: flags.simulator } : {};
+}
+
+/** How the spec was drafted, as the person reads it before the run. */
+function drafted(draft: Draft): string {
+  if (!draft.template)
+    return `drafted   a spec with ${draft.drafter} (${draft.attempts.length} repairs)`;
+  const rule = draft.behaviour
+    ? `\nbehaviour "${draft.behaviour.said}" → rule ${draft.behaviour.id}: ${draft.behaviour.text} (${draft.behaviour.tools.join(", ") || "every tool"})`
+    : "";
+  return `drafted   offline from the ${draft.template.title} template (words: ${draft.template.matched.join(", ")}); ${draft.fallback}${rule}`;
 }

@@ -206,9 +206,21 @@ export function sidecarOf(parts: SidecarParts, tally: RunTally): DatasetMeta {
     complete: parts.complete,
     coverage: { pairwise: tally.pairwise() },
     quality: tally.quality.result(),
-    degraded: { ...parts.run.degraded, ...tally.degraded() },
+    degraded: mergedDegraded(parts.run.degraded, tally.degraded()),
     warnings: [...parts.run.warnings, ...tally.warnings(), ...parts.kept],
     search: { budget: parts.options.rows, mutations: [], writer_errors: tally.writerErrors() },
     ...(parts.shard ? { shard: { ...parts.shard, run: parts.run } } : {}),
   };
+}
+
+/** The run's substitutions and the rows': a drafted spec's note stays beside the writer's fallbacks. */
+function mergedDegraded(
+  run: DatasetMeta["degraded"],
+  rows: DatasetMeta["degraded"],
+): DatasetMeta["degraded"] {
+  const drafter = run.generator_fallback?.drafter;
+  const merged = { ...run, ...rows };
+  if (drafter && rows.generator_fallback)
+    merged.generator_fallback = { ...rows.generator_fallback, drafter };
+  return merged;
 }

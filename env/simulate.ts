@@ -12,6 +12,7 @@ import {
 import { Agent } from "./agent.ts";
 import { parseBackend } from "./backends/backend.ts";
 import { Dataset } from "./dataset.ts";
+import type { Draft } from "./draft/draft.ts";
 import { rowId } from "./episode.ts";
 import { checkDatasetOutput, RowSink } from "./jsonl.ts";
 import { Planner } from "./plan.ts";
@@ -36,6 +37,8 @@ export interface SimulateOptions
    * the new file is whole); without it both are refused, so finished rows are never lost unasked.
    */
   overwrite?: boolean;
+  /** The draft the spec came from (`draftAgent`): the offline drafter standing in for a model is recorded in `degraded.generator_fallback`. */
+  draft?: Draft;
 }
 
 /** Raised when a run was stopped by its signal; the rows it finished are kept. */
@@ -69,6 +72,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     onProgress,
     signal,
     overwrite,
+    draft,
     ...plain
   } = options;
   const parsed = SimulateOptionsSchema.safeParse(plain);
@@ -125,8 +129,8 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   // What the sink says about rows it kept from an earlier run, once it is open.
   let keptWarnings: readonly string[] = [];
   const run: RunParts = {
-    degraded: roles.degraded,
-    warnings: [...agent.warnings, ...roles.warnings],
+    degraded: { ...roles.degraded, ...draftFallback(draft) },
+    warnings: [...agent.warnings, ...roles.warnings, ...draftWarnings(draft)],
     logprobs: o.logprobs === true,
   };
   const meta = (complete: boolean, rows: number): DatasetMeta =>
@@ -371,4 +375,33 @@ async function agentOf(target: unknown): Promise<Agent> {
       message: `"${target.slice(0, 60)}" is not a spec file; drafting an agent from a sentence is not available yet, so pass a spec object or a path to a JSON spec`,
     },
   ]);
+}
+
+/** The offline drafter in a model's place, as the run's substitutions record it. */
+function draftFallback(draft: Draft | undefined): DatasetMeta["degraded"] {
+  if (!draft?.template || draft.fallback === null) return {};
+  return {
+    generator_fallback: {
+      rows: 0,
+      last_error: draft.fallback,
+      drafter: {
+        sentence: draft.sentence,
+        template: draft.template.id,
+        matched: draft.template.matched,
+        behaviour_rule: draft.behaviour?.id ?? null,
+        reason: draft.fallback,
+      },
+    },
+  };
+}
+
+/** What a reader of a drafted run must know: where its spec came from. */
+function draftWarnings(draft: Draft | undefined): string[] {
+  if (!draft?.template) return [];
+  const behaviour = draft.behaviour
+    ? `; the behaviour "${draft.behaviour.said}" is rule ${draft.behaviour.id}${draft.behaviour.tools.length > 0 ? ` on ${draft.behaviour.tools.join(", ")}` : ""} (${draft.behaviour.why})`
+    : "";
+  return [
+    `the spec was drafted offline from the ${draft.template.title} template, chosen by the sentence's words ${draft.template.matched.join(", ")} (${draft.fallback})${behaviour}`,
+  ];
 }

@@ -6,7 +6,22 @@ export const DegradedSchema = z.object({
   /** One model played more than one role. */
   same_model: z.object({ model: z.string(), roles: z.array(z.string()) }).optional(),
   /** The situation writer failed and the offline writer took over for these rows. */
-  generator_fallback: z.object({ rows: z.int().min(0), last_error: z.string() }).optional(),
+  generator_fallback: z
+    .object({
+      rows: z.int().min(0),
+      last_error: z.string(),
+      /** The spec itself was drafted from a sentence by the offline drafter in a model's place: which template, chosen by which words, and why. */
+      drafter: z
+        .object({
+          sentence: z.string(),
+          template: z.string(),
+          matched: z.array(z.string()),
+          behaviour_rule: z.string().nullable(),
+          reason: z.string(),
+        })
+        .optional(),
+    })
+    .optional(),
   /** The agent or the person failed (a model backend error, a refused turn) and these rows ended early. */
   role_errors: z.object({ rows: z.int().min(0), last_error: z.string() }).optional(),
 });
