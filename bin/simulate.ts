@@ -9,10 +9,13 @@ import {
   type DraftOptions,
   defaultWorkers,
   draftAgent,
+  type Grader,
   InputError,
+  ingestTraces,
   SimulationInterrupted,
   shownPath,
   simulate,
+  tracePicture,
   WORKER_MIN_EPISODES,
   writeFileAtomic,
 } from "../env/index.ts";
@@ -22,7 +25,9 @@ import {
   type Quality,
   type QualityFigure,
   SimulateOptionsSchema,
+  type TracePicture,
 } from "../spec/index.ts";
+import { graderFrom } from "./grade.ts";
 import { EXIT, type Io } from "./io.ts";
 import { backend, flipOptions, number, optionsFrom, seed } from "./options.ts";
 
@@ -116,6 +121,16 @@ export function simulateCommand(program: Command, io: Io, done: (code: number) =
       "--overwrite",
       "discard <file>.partial and replace <file> once the new run is complete (without it, both are refused)",
     )
+    .option(
+      "--traces <files...>",
+      "production traces (OTLP/JSON) or graded rows: spend the rows where they say the agent fails",
+    )
+    .option("--trace-labels <file>", "with --traces: JSONL of grades {conversation_id, reward}")
+    .option(
+      "--grader <module>",
+      "your grader: play the rows in batches, grade each, and mutate what fails (rows come back graded)",
+    )
+    .option("--batch <n>", "with --grader: rows per batch (default 16)", number)
     .option("--json", "print the run's summary as JSON")
     .action(async (sentence: string | undefined, flags: SimulateFlags) =>
       done(await run(sentence, flags, io)),
@@ -182,6 +197,7 @@ async function run(sentence: string | undefined, flags: SimulateFlags, io: Io): 
       simulator: flags.simulator,
       userModel: flags.userModel,
       ...(draft ? { draft } : {}),
+      ...(await aimedBy(flags, agent)),
       signal: controller.signal,
       onProgress: (finished, total) => {
         bar?.setTotal(total);
@@ -247,6 +263,7 @@ function report(data: Dataset): string {
     `ended     ${list(s.ended_by)}`,
     `slips     ${list(s.slips)} (offline agent; recorded on each row's episode.slips)`,
     ...qualityLines(s.quality),
+    ...searchLines(data),
     ...(Object.keys(s.degraded).length > 0 ? [`degraded  ${JSON.stringify(s.degraded)}`] : []),
     ...s.warnings.map((w) => `warning   ${w}`),
     "",
@@ -279,4 +296,36 @@ function drafted(draft: Draft): string {
     ? `\nbehaviour "${draft.behaviour.said}" → rule ${draft.behaviour.id}: ${draft.behaviour.text} (${draft.behaviour.tools.join(", ") || "every tool"})`
     : "";
   return `drafted   offline from the ${draft.template.title} template (words: ${draft.template.matched.join(", ")}); ${draft.fallback}${rule}`;
+}
+
+/** What --traces and --grader make of the run: a traces picture to budget by, a grader to search with. */
+async function aimedBy(
+  flags: SimulateFlags,
+  agent: Agent,
+): Promise<{ traces?: TracePicture; grader?: Grader }> {
+  const files = flags.traces as string[] | undefined;
+  const picture = files
+    ? await ingestTraces(files, {
+        agent,
+        ...(typeof flags.traceLabels === "string" ? { labels: flags.traceLabels } : {}),
+      }).then(({ traces, problems }) => tracePicture(traces, problems))
+    : undefined;
+  const grader = typeof flags.grader === "string" ? await graderFrom(flags.grader) : undefined;
+  return { ...(picture ? { traces: picture } : {}), ...(grader ? { grader } : {}) };
+}
+
+/** Where a traces budget sent the rows, and what a graded search found, batch by batch. */
+function searchLines(data: Dataset): string[] {
+  if (data.search.status !== "recorded") return [];
+  const { allocation, batches, mutations } = data.search;
+  return [
+    ...(allocation ?? []).map(
+      (entry) => `budget    ${entry.rows} rows → ${entry.cell}: ${entry.reason}`,
+    ),
+    ...(batches
+      ? [
+          `search    failing rows per batch ${batches.map((batch) => `${batch.failing}/${batch.rows}`).join(", ")}; ${mutations.length} mutations tried`,
+        ]
+      : []),
+  ];
 }

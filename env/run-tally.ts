@@ -1,4 +1,11 @@
-import type { DatasetMeta, EndedBy, PairwiseCoverage, Row, Situation } from "../spec/index.ts";
+import type {
+  DatasetMeta,
+  EndedBy,
+  PairwiseCoverage,
+  Row,
+  RunSearch,
+  Situation,
+} from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
 import { PairwiseCounter } from "./coverage.ts";
 import { type QualityFacts, QualityTally, touchedSituation } from "./quality.ts";
@@ -178,6 +185,8 @@ export interface RunParts {
   warnings: string[];
   /** Whether the policy's log-probabilities were asked for (turns without one are warned about). */
   logprobs: boolean;
+  /** Where a traces budget sent the rows, and what a graded search mutated. */
+  search?: RunSearch;
 }
 
 /** What a sidecar is made of, besides the tally of its rows. */
@@ -208,7 +217,13 @@ export function sidecarOf(parts: SidecarParts, tally: RunTally): DatasetMeta {
     quality: tally.quality.result(),
     degraded: mergedDegraded(parts.run.degraded, tally.degraded()),
     warnings: [...parts.run.warnings, ...tally.warnings(), ...parts.kept],
-    search: { budget: parts.options.rows, mutations: [], writer_errors: tally.writerErrors() },
+    search: {
+      budget: parts.options.rows,
+      ...(parts.run.search?.allocation ? { allocation: parts.run.search.allocation } : {}),
+      mutations: parts.run.search?.mutations ?? [],
+      ...(parts.run.search?.batches ? { batches: parts.run.search.batches } : {}),
+      writer_errors: tally.writerErrors(),
+    },
     ...(parts.shard ? { shard: { ...parts.shard, run: parts.run } } : {}),
   };
 }

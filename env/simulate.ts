@@ -8,18 +8,22 @@ import {
   SimulateOptionsSchema,
   type SimulatePlainOptions,
   type Situation,
+  type TracePicture,
 } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { parseBackend } from "./backends/backend.ts";
 import { Dataset } from "./dataset.ts";
 import type { Draft } from "./draft/draft.ts";
 import { rowId } from "./episode.ts";
-import { checkDatasetOutput, RowSink } from "./jsonl.ts";
+import type { Grader } from "./grade/grade.ts";
+import { checkDatasetOutput, RowSink, writeDataset } from "./jsonl.ts";
 import { Planner } from "./plan.ts";
 import { assignRoles, type RoleChoices } from "./roles/assign.ts";
 import { OfflineAgent } from "./roles/offline-agent.ts";
 import { playEpisode } from "./rollout.ts";
 import { type RunParts, RunTally, sidecarOf } from "./run-tally.ts";
+import { traceBudget } from "./search/budget.ts";
+import { searchFailures } from "./search/loop.ts";
 import { type Shard, shardOf } from "./shard.ts";
 import { InputError, issuesOf } from "./util/errors.ts";
 import { defaultWorkers, type PlayedRow, WorkerPool } from "./workers/pool.ts";
@@ -39,6 +43,17 @@ export interface SimulateOptions
   overwrite?: boolean;
   /** The draft the spec came from (`draftAgent`): the offline drafter standing in for a model is recorded in `degraded.generator_fallback`. */
   draft?: Draft;
+  /**
+   * Where production traces say the agent fails (`tracePicture`): the rows go there by
+   * `traceBudget` instead of down the plain grid, and `data.search.allocation` says where and why.
+   */
+  traces?: TracePicture;
+  /**
+   * The customer's grader (the brief's `passgrader=`): rows are played in batches of `batch`, each
+   * graded, and one-axis mutations of failing situations run next (`searchFailures`); the rows come
+   * back graded, and `data.search.mutations` and `batches` say what the search did.
+   */
+  grader?: Grader;
 }
 
 /** Raised when a run was stopped by its signal; the rows it finished are kept. */
@@ -73,6 +88,8 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
     signal,
     overwrite,
     draft,
+    traces,
+    grader,
     ...plain
   } = options;
   const parsed = SimulateOptionsSchema.safeParse(plain);
@@ -111,7 +128,12 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   const concurrency = o.concurrency ?? DEFAULTS.concurrency;
   const total = plan.rows * rollouts;
   const shard = o.shard ? shardOf(o.shard, total) : null;
-  const situations = slice(withRollouts(plan.walk(), rollouts), shard);
+  if (grader) refuseWithSearch(o);
+  const budget = traces
+    ? traceBudget(agent, traces, [...plan.walk()], plan.rows, { seed: plan.seed })
+    : null;
+  const budgeted = budget ? budget.situations[Symbol.iterator]() : plan.walk();
+  const situations = slice(withRollouts(budgeted, rollouts), shard);
   const runOptions: RunOptions = {
     rows: plan.rows,
     seed: plan.seed,
@@ -131,6 +153,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
   const run: RunParts = {
     degraded: { ...roles.degraded, ...draftFallback(draft) },
     warnings: [...agent.warnings, ...roles.warnings, ...draftWarnings(draft)],
+    ...(budget ? { search: { allocation: budget.entries } } : {}),
     logprobs: o.logprobs === true,
   };
   const meta = (complete: boolean, rows: number): DatasetMeta =>
@@ -180,6 +203,31 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
       };
   const lanes = pool ? pool.capacity : concurrency;
   try {
+    if (grader) {
+      const found = await searchFailures({
+        agent,
+        grid: plan.walk(),
+        rows: plan.rows,
+        batch: o.batch ?? DEFAULT_SEARCH_BATCH,
+        grader,
+        seed: plan.seed,
+        run: (batch) =>
+          Promise.all(
+            batch.map((situation) =>
+              playEpisode(agent, situation, policy, writer, user, runOptions.max_turns),
+            ),
+          ),
+      });
+      for (const row of found.rows) tally.addFacts(tally.facts(row));
+      run.search = {
+        mutations: found.mutations.map((mutation) => ({ ...mutation })),
+        batches: found.batches,
+      };
+      const final = meta(true, found.rows.length);
+      if (!o.out) return new Dataset({ rows: found.rows, meta: final, summary: tally.summary() });
+      await writeDataset(o.out, found.rows, final);
+      return new Dataset({ path: o.out, meta: final, summary: tally.summary() });
+    }
     if (!o.out) {
       const rows: Row[] = [];
       await runInOrder(
@@ -404,4 +452,29 @@ function draftWarnings(draft: Draft | undefined): string[] {
   return [
     `the spec was drafted offline from the ${draft.template.title} template, chosen by the sentence's words ${draft.template.matched.join(", ")} (${draft.fallback})${behaviour}`,
   ];
+}
+
+/** Rows a graded search plays per batch when `batch` is not given. */
+export const DEFAULT_SEARCH_BATCH = 16;
+
+/** A graded search decides its rows as it goes: it runs whole, in this thread, one rollout each. */
+function refuseWithSearch(o: SimulatePlainOptions): void {
+  const clash = (
+    [
+      ["shard", o.shard !== undefined],
+      ["resume", o.resume === true],
+      ["workers", (o.workers ?? 0) > 0],
+      ["rollouts", (o.rollouts ?? 1) > 1],
+    ] as const
+  ).filter(([, set]) => set);
+  if (clash.length > 0)
+    throw new InputError(
+      "simulate options",
+      clash.map(([name]) => ({
+        path: name,
+        message:
+          "a graded search (grader) chooses its rows as it goes, in this thread, one rollout each; it takes no " +
+          name,
+      })),
+    );
 }

@@ -28,11 +28,39 @@ export const DegradedSchema = z.object({
 export type Degraded = z.infer<typeof DegradedSchema>;
 
 /** What the run spent and tried: the row budget, search mutations, and the writer's errors. */
+/** Where a share of a run's rows went, and why: a failing cell of the traces, or the plain grid. */
+export const BudgetEntrySchema = z.object({
+  cell: z.string(),
+  rows: z.int().min(0),
+  reason: z.string(),
+  weight: z.number().min(0),
+});
+
+/** One batch of a graded search: its rows, how many were mutations, how many failed the grader. */
+export const SearchBatchSchema = z.object({
+  rows: z.int().min(0),
+  mutations: z.int().min(0),
+  failing: z.int().min(0),
+});
+
 export const SearchReportSchema = z.object({
   budget: z.int().min(0),
+  /** With traces: where every row of the budget went, and why. */
+  allocation: z.array(BudgetEntrySchema).optional(),
+  /** With a grader: parent → child, the axis moved, both values and both rewards. */
   mutations: z.array(z.record(z.string(), z.unknown())),
+  /** With a grader: each batch's rows, mutations and failures. */
+  batches: z.array(SearchBatchSchema).optional(),
   writer_errors: z.array(z.string()),
 });
+
+/** What the search part of a run decided before or while its rows were played. */
+export const RunSearchSchema = SearchReportSchema.pick({
+  allocation: true,
+  mutations: true,
+  batches: true,
+}).partial();
+export type RunSearch = z.infer<typeof RunSearchSchema>;
 
 /**
  * A dataset's search report: the run's own, from its sidecar (`recorded`), or for rows with no
@@ -115,6 +143,7 @@ export const DatasetMetaSchema = z.object({
         degraded: DegradedSchema,
         warnings: z.array(z.string()),
         logprobs: z.boolean(),
+        search: RunSearchSchema.optional(),
       }),
     })
     .optional(),

@@ -152,6 +152,13 @@ export const SimulateOptionsSchema = PlanOptionsSchema.omit({ effort: true }).ex
   out: text("expected a file path").optional(),
   resume: yesNo().optional(),
   logprobs: yesNo().optional(),
+  /** With a grader: rows played and graded before the search mutates what failed. */
+  batch: wholeBetween(
+    1,
+    "expected at least 1 row per batch",
+    LIMITS.rows,
+    `expected at most ${LIMITS.rows} rows per batch`,
+  ).optional(),
   workers: wholeBetween(
     0,
     "expected 0 (this thread) or more worker threads",

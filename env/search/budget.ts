@@ -7,7 +7,7 @@ import type {
 } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { situationId } from "../plan.ts";
-import { Rng } from "../rng.ts";
+import { Rng, type Seed } from "../rng.ts";
 import { keyOf, wilson } from "../traces/picture.ts";
 import { allowed } from "./allowed.ts";
 
@@ -50,7 +50,7 @@ export function traceBudget(
   picture: TracePicture,
   grid: readonly Situation[],
   rows: number,
-  options: { exploration?: number; seed?: number } = {},
+  options: { exploration?: number; seed?: Seed } = {},
 ): TraceBudget {
   const exploration = options.exploration ?? 0.1;
   const rng = new Rng(options.seed ?? 0, "trace-budget");

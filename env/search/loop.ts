@@ -2,7 +2,7 @@ import type { Row, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { PASS_THRESHOLD } from "../grade/agreement.ts";
 import { type Grader, gradeRows } from "../grade/grade.ts";
-import { Rng } from "../rng.ts";
+import { Rng, type Seed } from "../rng.ts";
 import { type Mutation, mutations } from "./mutate.ts";
 
 /** A mutation as the dataset records it: parent → child, the axis moved, and both outcomes. */
@@ -42,7 +42,7 @@ export interface SearchOptions {
   run: (situations: readonly Situation[]) => Promise<Row[]>;
   /** Children made of each failing row's situation. */
   children?: number;
-  seed?: number;
+  seed?: Seed;
 }
 
 /**

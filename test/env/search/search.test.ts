@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import {
   Planner,
   playEpisode,
   searchFailures,
+  simulate,
   traceBudget,
   tracePicture,
 } from "../../../env/index.ts";
@@ -168,5 +169,67 @@ describe("searchFailures", () => {
     const keptStance = moved.filter((m) => m.axis !== "stance");
     expect(keptStance.every((m) => m.child_reward === 0)).toBe(true);
     expect(moved.filter((m) => m.axis === "stance").every((m) => m.child_reward === 1)).toBe(true);
+  });
+});
+
+describe("simulate with traces or a grader", () => {
+  it("spends the rows where the traces say the agent fails, and records where every row went", async () => {
+    const missing = [{ tool: "cancel_order", result: '{"error":"order not found"}' }];
+    const plain = [{ tool: "track_shipment", result: '{"status":"in transit"}' }];
+    const file = join(folder, "simulate-traces.jsonl");
+    await writeFile(
+      file,
+      scriptedOtlp(
+        scripted("v2", 1_780_000_900_000, {
+          missing: { calls: missing, n: 6, failing: 5 },
+          plain: { calls: plain, n: 6, failing: 0 },
+        }),
+      ),
+    );
+    const { traces, problems } = await ingestTraces([file], { agent });
+    const picture = tracePicture(traces, problems);
+    const out = join(folder, "aimed.jsonl");
+    const data = await simulate(agent, { rows: 40, seed: 2, traces: picture, out });
+    const allocation = data.search.status === "recorded" ? data.search.allocation : undefined;
+    expect(allocation?.map((entry) => [entry.cell, entry.rows])).toEqual([
+      ["cancel_order × ok × record_missing", 36],
+      ["exploration", 4],
+    ]);
+    const rows = await data.rows();
+    expect(
+      rows.filter(
+        (row) =>
+          row.situation.axes.tool === "cancel_order" &&
+          row.situation.axes.world === "record_missing",
+      ),
+    ).toHaveLength(36);
+    expect(JSON.parse(await readFile(`${out}.meta.json`, "utf8")).search.allocation).toEqual(
+      allocation,
+    );
+  });
+
+  it("searches with the customer's grader, batch by batch, and returns graded rows", async () => {
+    const grader = (row: Row) =>
+      row.situation.axes.stance === "vague"
+        ? { reward: 0, reason: "vague person not helped" }
+        : { reward: 1, reason: "fine" };
+    const plain = await simulate(agent, { rows: 64, seed: 9 });
+    await plain.grade({ grader });
+    const plainFailing = (await plain.rows()).filter((row) => row.reward === 0).length;
+    const searched = await simulate(agent, { rows: 64, seed: 9, grader, batch: 8 });
+    const rows = await searched.rows();
+    const failing = rows.filter((row) => row.reward === 0).length;
+    console.log(
+      `simulate, 64 rows in batches of 8: plain grid ${plainFailing} failing rows, search ${failing}`,
+    );
+    expect(rows).toHaveLength(64);
+    expect(rows.every((row) => row.judge_meta !== undefined)).toBe(true);
+    expect(failing).toBeGreaterThan(plainFailing * 1.5);
+    const report = searched.search.status === "recorded" ? searched.search : null;
+    expect(report?.batches).toHaveLength(8);
+    expect(report?.mutations.length).toBeGreaterThan(0);
+    await expect(
+      simulate(agent, { rows: 8, grader, shard: { index: 0, count: 2 } }),
+    ).rejects.toThrow(/shard: a graded search \(grader\) chooses its rows as it goes/);
   });
 });
