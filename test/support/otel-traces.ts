@@ -88,3 +88,22 @@ export function scriptedOtlp(conversations: readonly ScriptedConversation[]): st
     JsonTraceSerializer.serializeRequest(exporter.getFinishedSpans()),
   );
 }
+
+/** Conversations of one model version: for each kind, `n` of them with the same calls, the first `failing` scored 0. */
+export function versionConversations(
+  model: string,
+  at: number,
+  kinds: Record<string, { calls: ScriptedCall[]; n: number; failing: number }>,
+): ScriptedConversation[] {
+  const out: ScriptedConversation[] = [];
+  for (const [kind, { calls, n, failing }] of Object.entries(kinds))
+    for (let i = 0; i < n; i++)
+      out.push({
+        id: `${model}-${kind}-${i}`,
+        model,
+        calls,
+        score: i < failing ? 0 : 1,
+        at: at + out.length,
+      });
+  return out;
+}

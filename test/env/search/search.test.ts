@@ -16,7 +16,7 @@ import {
   tracePicture,
 } from "../../../env/index.ts";
 import type { Row, Situation } from "../../../spec/index.ts";
-import { type ScriptedConversation, scriptedOtlp } from "../../support/otel-traces.ts";
+import { scriptedOtlp, versionConversations } from "../../support/otel-traces.ts";
 
 let agent: Agent;
 let folder: string;
@@ -41,24 +41,6 @@ const run = (situations: readonly Situation[]): Promise<Row[]> =>
     ),
   );
 
-function scripted(
-  model: string,
-  at: number,
-  kinds: Record<string, { calls: ScriptedConversation["calls"]; n: number; failing: number }>,
-): ScriptedConversation[] {
-  const out: ScriptedConversation[] = [];
-  for (const [kind, { calls, n, failing }] of Object.entries(kinds))
-    for (let i = 0; i < n; i++)
-      out.push({
-        id: `${model}-${kind}-${i}`,
-        model,
-        calls,
-        score: i < failing ? 0 : 1,
-        at: at + out.length,
-      });
-  return out;
-}
-
 describe("traceBudget", () => {
   it("sends most rows to what newly fails, keeps a share for exploration, and says why", async () => {
     const timeout = [{ tool: "get_order", error: "timeout" }];
@@ -66,13 +48,13 @@ describe("traceBudget", () => {
     const plain = [{ tool: "track_shipment", result: '{"status":"in transit"}' }];
     const file = join(folder, "versions.jsonl");
     const v1 = scriptedOtlp(
-      scripted("v1", 1_780_000_000_000, {
+      versionConversations("v1", 1_780_000_000_000, {
         timeout: { calls: timeout, n: 8, failing: 5 },
         plain: { calls: plain, n: 8, failing: 0 },
       }),
     );
     const v2 = scriptedOtlp(
-      scripted("v2", 1_780_000_900_000, {
+      versionConversations("v2", 1_780_000_900_000, {
         timeout: { calls: timeout, n: 8, failing: 0 },
         missing: { calls: missing, n: 8, failing: 6 },
         plain: { calls: plain, n: 8, failing: 0 },
@@ -180,7 +162,7 @@ describe("simulate with traces or a grader", () => {
     await writeFile(
       file,
       scriptedOtlp(
-        scripted("v2", 1_780_000_900_000, {
+        versionConversations("v2", 1_780_000_900_000, {
           missing: { calls: missing, n: 6, failing: 5 },
           plain: { calls: plain, n: 6, failing: 0 },
         }),

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, ingestTraces, simulate, tracePicture } from "../../../env/index.ts";
 import grade from "../../../examples/grader.ts";
-import { type ScriptedConversation, scriptedOtlp } from "../../support/otel-traces.ts";
+import { scriptedOtlp, versionConversations } from "../../support/otel-traces.ts";
 
 let folder: string;
 let agent: Agent;
@@ -17,25 +17,6 @@ afterAll(async () => {
   await rm(folder, { recursive: true, force: true });
 });
 
-/** Conversations of one model version: `n` of each scripted kind, failing as `fails` says. */
-function conversations(
-  model: string,
-  at: number,
-  kinds: Record<string, { calls: ScriptedConversation["calls"]; n: number; failing: number }>,
-): ScriptedConversation[] {
-  const out: ScriptedConversation[] = [];
-  for (const [kind, { calls, n, failing }] of Object.entries(kinds))
-    for (let i = 0; i < n; i++)
-      out.push({
-        id: `${model}-${kind}-${i}`,
-        model,
-        calls,
-        score: i < failing ? 0 : 1,
-        at: at + out.length,
-      });
-  return out;
-}
-
 const TIMEOUT = [{ tool: "get_order", error: "timeout" }];
 const MISSING = [{ tool: "cancel_order", result: '{"error":"order W999 not found"}' }];
 const PLAIN = [{ tool: "track_shipment", result: '{"status":"in transit"}' }];
@@ -47,7 +28,7 @@ describe("ingestTraces on OTLP/JSON from the OpenTelemetry SDK", () => {
     await writeFile(
       file,
       scriptedOtlp(
-        conversations("agent-v1", 1_780_000_000_000, {
+        versionConversations("agent-v1", 1_780_000_000_000, {
           timeout: { calls: TIMEOUT, n: 3, failing: 2 },
           missing: { calls: MISSING, n: 2, failing: 0 },
           plain: { calls: PLAIN, n: 2, failing: 0 },
@@ -80,14 +61,14 @@ describe("ingestTraces on OTLP/JSON from the OpenTelemetry SDK", () => {
   it("marks new failures and fixed ones between two model versions", async () => {
     const file = join(folder, "two-versions.jsonl");
     const v1 = scriptedOtlp(
-      conversations("agent-v1", 1_780_000_000_000, {
+      versionConversations("agent-v1", 1_780_000_000_000, {
         timeout: { calls: TIMEOUT, n: 6, failing: 4 },
         rate: { calls: RATE, n: 4, failing: 3 },
         plain: { calls: PLAIN, n: 5, failing: 0 },
       }),
     );
     const v2 = scriptedOtlp(
-      conversations("agent-v2", 1_780_000_900_000, {
+      versionConversations("agent-v2", 1_780_000_900_000, {
         timeout: { calls: TIMEOUT, n: 6, failing: 0 },
         rate: { calls: RATE, n: 4, failing: 2 },
         missing: { calls: MISSING, n: 5, failing: 4 },
