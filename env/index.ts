@@ -76,6 +76,13 @@ export {
   type WalkSummary,
 } from "./plan.ts";
 export { QualityTally, touchedSituation } from "./quality.ts";
+export {
+  firstDifference,
+  type ReplayOptions,
+  type RowDifference,
+  type RowReplay,
+  replayRow,
+} from "./replay.ts";
 export { Rng, type Seed } from "./rng.ts";
 export { assignRoles, FallbackWriter, type RoleChoices, type Roles } from "./roles/assign.ts";
 export { ModelAgent } from "./roles/model-agent.ts";
