@@ -49,6 +49,13 @@ export const COMMANDS: readonly LazyCommand[] = [
     load: async () => (await import("./grade.ts")).gradeCommand,
   },
   {
+    name: "replay",
+    usage: "[options] <data>",
+    description:
+      "replay one row of a dataset alone from its situation and seed and say whether it reproduces byte for byte; with --agent, play the same situation with that agent and show the two side by side",
+    load: async () => (await import("./replay.ts")).replayCommand,
+  },
+  {
     name: "plan",
     usage: "[options]",
     description:
