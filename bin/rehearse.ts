@@ -125,6 +125,13 @@ export const COMMANDS: readonly LazyCommand[] = [
       "join the files of a sharded run (simulate --shard i/n) into the dataset one machine would have written, byte for byte",
     load: async () => (await import("./merge.ts")).mergeCommand,
   },
+  {
+    name: "report",
+    usage: "[options] <data>",
+    description:
+      "write one self-contained HTML page about a dataset: pairwise coverage heatmap, pass rate by axis value, failure classes, data quality, degraded and warnings, and a filterable list of the conversations",
+    load: async () => (await import("./report.ts")).reportCommand,
+  },
 ];
 
 /** The command `argv` runs (`rehearse help <command>` included), or undefined for the program's own flags. */

@@ -41,6 +41,7 @@ export {
   type PreferencePair,
   type PreferencePairs,
 } from "./preference.ts";
+export { renderReport, type WrittenReport, writeReport } from "./report/index.ts";
 export {
   exportDataset,
   RL_COLUMNS,

@@ -1,0 +1,78 @@
+import { readFile } from "node:fs/promises";
+import { describe, expect, it } from "vitest";
+import { Agent, Dataset, PairwiseCounter } from "../../env/index.ts";
+import { renderReport } from "../../exporters/index.ts";
+import { pairHeatmap } from "../../exporters/report/coverage.ts";
+import { scriptJson } from "../../exporters/report/html.ts";
+import type { Row } from "../../spec/index.ts";
+import { ROOT } from "../support/cli.ts";
+import { gradedRows } from "./rows.ts";
+
+const SPEC = "examples/retail-orders.json";
+
+/** The JSON the page embeds, read back as the page's script reads it. */
+function embedded(html: string): { rows: { id: string; messages: { content: unknown }[] }[] } {
+  const found = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html);
+  return JSON.parse(found?.[1] as string);
+}
+
+describe("the report's pairwise heatmap", () => {
+  it("counts the planned pairs as the engine's counter does, and rows off the spec's grid apart", async () => {
+    const spec = JSON.parse(await readFile(`${ROOT}/${SPEC}`, "utf8"));
+    spec.axes.forbid = [{ world: "record_missing", condition: "timeout" }];
+    const agent = Agent.from(spec);
+    const rows = await gradedRows(SPEC);
+    const stray = structuredClone(rows[0] as Row);
+    stray.situation.axes.tool = "no_such_tool";
+    const heatmap = pairHeatmap(agent, [...rows, stray]);
+    expect(heatmap.offGrid).toBe(1);
+    expect(heatmap.pairs).toHaveLength(15);
+    const planned = heatmap.pairs.reduce((n, p) => n + p.planned, 0);
+    expect(planned).toBe(new PairwiseCounter(agent).result().pairs_planned);
+    // The forbidden pair is drawn, with the rows that hold it, but neither planned nor touched.
+    const worldCondition = heatmap.pairs.find((p) => p.a === "world" && p.b === "condition");
+    const x = worldCondition?.valuesA.indexOf("record_missing") as number;
+    const y = worldCondition?.valuesB.indexOf("timeout") as number;
+    const held = rows.filter(
+      (r) =>
+        r.situation.axes.world === "record_missing" && r.situation.axes.condition === "timeout",
+    ).length;
+    expect(worldCondition?.cells[x]?.[y]).toEqual({ planned: false, rows: held });
+    expect(worldCondition?.planned).toBe(8);
+    const touched = new Set(
+      rows
+        .filter(
+          (r) =>
+            !(
+              r.situation.axes.world === "record_missing" &&
+              r.situation.axes.condition === "timeout"
+            ),
+        )
+        .map((r) => `${r.situation.axes.world}|${r.situation.axes.condition}`),
+    ).size;
+    expect(worldCondition?.touched).toBe(touched);
+    const toolRule = heatmap.pairs.find((p) => p.a === "tool" && p.b === "rule");
+    expect(toolRule?.cells.flat().reduce((n, c) => n + c.rows, 0)).toBe(rows.length);
+  });
+});
+
+describe("the report page", () => {
+  it("embeds any row text as JSON that no text can break out of", () => {
+    const text = "</script><!-- <script>alert(1)</script> & \u2028";
+    const json = scriptJson({ text });
+    expect(json).not.toMatch(/[<>&\u2028]/);
+    expect(JSON.parse(json)).toEqual({ text });
+  });
+
+  it("renders rows with no sidecar: the conversations and grades, and says coverage is not known", async () => {
+    const rows = await gradedRows(SPEC, 12, 1);
+    (rows[0] as Row).messages.push({ role: "user", content: "</script><b>bold</b>" });
+    const html = await renderReport(new Dataset({ rows, meta: null }), "<rows>");
+    expect(html).toContain("<title>rehearse report: &lt;rows&gt;</title>");
+    expect(html).toContain("No sidecar (.meta.json) came with these rows");
+    expect(html).not.toContain("<b>bold</b>");
+    const data = embedded(html);
+    expect(data.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id));
+    expect(data.rows[0]?.messages.at(-1)?.content).toBe("</script><b>bold</b>");
+  });
+});
