@@ -32,6 +32,10 @@ export function decontaminateCommand(program: Command, io: Io, done: (code: numb
     )
     .option("--overwrite", "replace --out if it exists")
     .option("--json", "print the sidecar as JSON")
+    .addHelpText(
+      "after",
+      "\nExample:\n  rehearse decontaminate --in data.jsonl --eval eval.jsonl --out clean.jsonl\n",
+    )
     .action(async (flags: DecontaminateFlags) => done(await run(flags, io)));
 }
 

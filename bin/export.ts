@@ -48,6 +48,10 @@ export function exportCommand(program: Command, io: Io, done: (code: number) => 
     .option("--grader <module>", "env: the grader the server rewards episodes with")
     .option("--overwrite", "replace --out if it exists")
     .option("--json", "print the sidecar as JSON")
+    .addHelpText(
+      "after",
+      "\nExample:\n  rehearse export sft --in graded.jsonl --out sft.parquet\n  rehearse export rl --in graded.jsonl --out groups.jsonl --k 4\n",
+    )
     .action(async (kind: string, flags: ExportFlags) => done(await run(kind, flags, io)));
 }
 

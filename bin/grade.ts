@@ -47,6 +47,10 @@ export function gradeCommand(program: Command, io: Io, done: (code: number) => v
     )
     .option("--out <file>", "where to write the graded rows (default: <data>.graded.jsonl)")
     .option("--json", "print the report as JSON")
+    .addHelpText(
+      "after",
+      "\nExample:\n  rehearse grade data.jsonl --judge typesafe:offline --out graded.jsonl\n",
+    )
     .action(async (path: string, flags: GradeFlags) => done(await grade(path, flags, io)));
 }
 

@@ -20,6 +20,10 @@ export function mergeCommand(program: Command, io: Io, done: (code: number) => v
     .requiredOption("--out <file>", "JSONL file to write (with its sidecar <file>.meta.json)")
     .option("--overwrite", "replace <file> once the merged file is complete")
     .option("--json", "print the merged dataset's summary as JSON")
+    .addHelpText(
+      "after",
+      "\nExample:\n  rehearse merge part-0.jsonl part-1.jsonl --out data.jsonl\n",
+    )
     .action(async (shards: string[], flags: MergeFlags) => {
       const data = await mergeShards(shards, {
         out: flags.out,

@@ -31,6 +31,10 @@ export function planCommand(program: Command, io: Io, done: (code: number) => vo
       seed,
     )
     .option("--json", "print the whole plan as JSON")
+    .addHelpText(
+      "after",
+      "\nExample:\n  rehearse plan --spec examples/retail-orders.json --rows 64\n",
+    )
     .action(async (flags: PlanFlags) => done(await plan(flags, io)));
 }
 

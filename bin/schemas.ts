@@ -24,6 +24,7 @@ export function schemasCommand(program: Command, io: Io, done: (code: number) =>
     )
     .requiredOption("--out <dir>", "folder to write them to")
     .option("--check", "write nothing; exit 1 if any file is missing or stale")
+    .addHelpText("after", "\nExample:\n  rehearse schemas --out schemas/ --check\n")
     .action(async (flags: { out: string; check?: boolean }) => done(await schemas(flags, io)));
 }
 

@@ -75,6 +75,10 @@ export function serveCommand(program: Command, io: Io, done: (code: number) => v
     )
     .option("--freeze-dir <dir>", "folder POST /v1/freeze writes datasets into (default: here)")
     .option("--grader <module>", "your grader: its reward becomes each finished episode's reward")
+    .addHelpText(
+      "after",
+      "\nExample:\n  rehearse serve --spec examples/retail-orders.json --port 8000\n",
+    )
     .action(async (flags: ServeFlags) => done(await run(flags, io)));
 }
 

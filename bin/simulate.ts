@@ -132,6 +132,10 @@ export function simulateCommand(program: Command, io: Io, done: (code: number) =
     )
     .option("--batch <n>", "with --grader: rows per batch (default 16)", number)
     .option("--json", "print the run's summary as JSON")
+    .addHelpText(
+      "after",
+      '\nExample:\n  rehearse simulate --spec examples/retail-orders.json --rows 64 --out data.jsonl\n  rehearse simulate "a support agent for online orders" --out data.jsonl\n',
+    )
     .action(async (sentence: string | undefined, flags: SimulateFlags) =>
       done(await run(sentence, flags, io)),
     );
