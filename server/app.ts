@@ -21,6 +21,8 @@ export interface AppContext {
   agent: { name: string; system_prompt: string };
   metricsText(): string;
   freeze(request: z.infer<typeof FreezeRequestSchema>): Promise<FreezeResult>;
+  /** The report page of the finished episodes held for the next freeze, for `GET /report`. */
+  report(): Promise<string>;
   /** Takes a WebSocket once its upgrade is accepted. */
   accept(socket: WebSocket): void;
 }
@@ -34,7 +36,8 @@ const SCHEMAS = {
 
 /**
  * The server's one hono app: `GET /health` (open to all), then, behind the bearer token when one
- * is set, `GET /metadata`, `GET /schema`, `GET /metrics`, `POST /v1/freeze` and the WebSocket `/ws`.
+ * is set, `GET /metadata`, `GET /schema`, `GET /metrics`, `GET /report`, `POST /v1/freeze` and the
+ * WebSocket `/ws`.
  */
 export function createApp(context: AppContext): Hono {
   const app = new Hono();
@@ -62,6 +65,13 @@ export function createApp(context: AppContext): Hono {
   app.get("/metrics", (c) =>
     c.text(context.metricsText(), 200, { "content-type": "text/plain; version=0.0.4" }),
   );
+  app.get("/report", async (c) => {
+    try {
+      return c.html(await context.report());
+    } catch (error) {
+      return c.json({ error: messageOf(error) }, 500);
+    }
+  });
   app.post("/v1/freeze", bodyLimit({ maxSize: 64 * 1024 }), async (c) => {
     let body: unknown;
     try {

@@ -51,6 +51,11 @@ export class FinishedEpisodes {
     return taken;
   }
 
+  /** The kept rows (as JSON lines) and the count of those that gave way, leaving the buffer as it is. */
+  peek(): { rows: string[]; dropped: number } {
+    return { rows: [...this.#rows], dropped: this.#dropped };
+  }
+
   /** Puts rows back in front (a freeze that failed to write loses nothing). */
   restore(taken: { rows: string[]; dropped: number }): void {
     this.#rows = [...taken.rows, ...this.#rows];
@@ -95,6 +100,19 @@ export async function freeze(
     finished.restore(taken);
     throw error;
   }
+}
+
+/**
+ * The finished episodes held for the next freeze, as the dataset a freeze would write, with its
+ * sidecar, taking nothing: what `GET /report` shows.
+ */
+export function heldDataset(
+  finished: FinishedEpisodes,
+  setting: { agent: Agent; plan: Planner; roles: FreezeRoles },
+): Dataset {
+  const held = finished.peek();
+  const rows = held.rows.map((line) => JSON.parse(line) as Row);
+  return new Dataset({ rows, meta: sidecar(rows, held.dropped, finished.keep, setting) });
 }
 
 /** The sidecar of frozen episodes, counted as `simulate()` counts a run. */

@@ -28,6 +28,7 @@ import {
   type SituationWriter,
   type UserSimulator,
 } from "../env/index.ts";
+import { renderReport } from "../exporters/index.ts";
 import {
   DEFAULTS,
   SERVE_DEFAULTS,
@@ -36,7 +37,7 @@ import {
 } from "../spec/index.ts";
 import { createApp } from "./app.ts";
 import { Connection, type ConnectionContext } from "./connection.ts";
-import { FinishedEpisodes, freeze } from "./freeze.ts";
+import { FinishedEpisodes, freeze, heldDataset } from "./freeze.ts";
 import { Metrics } from "./metrics.ts";
 import { encodeReply, wireError } from "./protocol.ts";
 import { SessionTable } from "./sessions.ts";
@@ -135,6 +136,11 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     socket.on("close", () => connections.delete(connection));
   };
 
+  const freezeSetting = {
+    agent,
+    plan,
+    roles: { maxTurns, simulator: roles.writer.name, userModel: roles.userModel.name },
+  };
   const app = createApp({
     ...(o.token ? { token: o.token } : {}),
     agent,
@@ -145,12 +151,8 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
         connections: connections.size,
       }),
     freeze: (request) =>
-      freeze(finished, request, {
-        folder: o.freezeDir ?? process.cwd(),
-        agent,
-        plan,
-        roles: { maxTurns, simulator: roles.writer.name, userModel: roles.userModel.name },
-      }),
+      freeze(finished, request, { folder: o.freezeDir ?? process.cwd(), ...freezeSetting }),
+    report: () => renderReport(heldDataset(finished, freezeSetting), "episodes held for freeze"),
     accept,
   });
   // Frames a little over the limit are read and answered VALIDATION_ERROR; far over it, ws closes with 1009.

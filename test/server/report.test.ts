@@ -1,0 +1,60 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Agent, OfflineAgent, rollout } from "../../index.ts";
+import { EnvClient } from "../../sdk-client/index.ts";
+import { type ServerHandle, serve } from "../../server/index.ts";
+
+let agent: Agent;
+let folder: string;
+let server: ServerHandle;
+const TOKEN = "report-token";
+
+beforeAll(async () => {
+  agent = await Agent.load("examples/retail-orders.json");
+  folder = await mkdtemp(join(tmpdir(), "rehearse-serve-report-"));
+  server = await serve(agent, { port: 0, rows: 6, freezeDir: folder, token: TOKEN });
+});
+afterAll(async () => {
+  await server.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+/** The row ids the page embeds for its conversation list. */
+function listedIds(html: string): string[] {
+  const found = /<script type="application\/json" id="report-data">([\s\S]*?)<\/script>/.exec(html);
+  return (JSON.parse(found?.[1] as string) as { rows: { id: string }[] }).rows.map((r) => r.id);
+}
+
+describe("GET /report on rehearse serve", () => {
+  it("shows the episodes held for the next freeze, behind the token, and takes none of them", async () => {
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const played: string[] = [];
+    for (let seed = 0; seed < 3; seed++) {
+      const client = new EnvClient(server.wsUrl, { token: TOKEN });
+      await rollout(client, new OfflineAgent().start(agent, seed), { seed });
+      await client.close();
+    }
+    expect((await fetch(`${server.url}/report`)).status).toBe(401);
+    const response = await fetch(`${server.url}/report`, { headers: auth });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).toContain("episodes held for freeze: 3 conversations");
+    expect(html).toMatch(
+      /<td class="pair" data-a="tool" data-b="rule" data-planned="\d+" data-touched="\d+"/,
+    );
+    played.push(...listedIds(html));
+    expect(played).toHaveLength(3);
+
+    const frozen = await fetch(`${server.url}/v1/freeze`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: "held.jsonl" }),
+    });
+    expect(((await frozen.json()) as { rows: number }).rows).toBe(3);
+    const after = await (await fetch(`${server.url}/report`, { headers: auth })).text();
+    expect(listedIds(after)).toEqual([]);
+  });
+});
