@@ -18,7 +18,7 @@ import { InputError, issuesOf } from "./util/errors.ts";
 /** How to replay a row: the run it came from, and who plays each role this time. */
 export interface ReplayOptions {
   /** The run's sidecar (`<file>.meta.json`, `Dataset.meta`): the spec and the options that decided the row. */
-  meta: DatasetMeta;
+  meta: DatasetMeta | null;
   /**
    * The agent this time: left out (or the row's own), the row is replayed to see whether it
    * reproduces; another one plays the same situation, and both rows come back side by side.

@@ -2,14 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type Dataset,
-  gradeRows,
-  InputError,
-  loadDataset,
-  replayRow,
-  simulate,
-} from "../../env/index.ts";
+import { gradeRows, InputError, loadDataset, replayRow, simulate } from "../../env/index.ts";
 import type { Row } from "../../spec/index.ts";
 import { completion, OpenAICompatibleServer } from "../support/openai-compatible-server.ts";
 
@@ -57,7 +50,7 @@ describe("replayRow reproduces rows of each example byte for byte", () => {
         expect(picked.length, `${example} has rows with ${kind}`).toBeGreaterThan(0);
       for (const i of new Set(Object.values(kinds).flat())) {
         const replay = await replayRow(lines[i] as string, {
-          meta: data.meta as Dataset["meta"] & {},
+          meta: data.meta,
         });
         expect(replay, `${example} line ${i + 1}`).toMatchObject({
           row: rows[i]?.id,
@@ -74,7 +67,7 @@ describe("replayRow reproduces rows of each example byte for byte", () => {
 describe("replayRow says where a row stopped reproducing", () => {
   it("names the first message that differs in a tampered row, and a differing fact outside messages", async () => {
     const { data, rows } = await written("retail-orders", 6);
-    const meta = data.meta as NonNullable<Dataset["meta"]>;
+    const meta = data.meta;
     const row = rows[0] as Row;
     const at = row.episode.history_turns + 1;
     const tampered = structuredClone(row);
@@ -95,7 +88,7 @@ describe("replayRow says where a row stopped reproducing", () => {
     const { data, rows } = await written("it-helpdesk", 4);
     await gradeRows(rows, { grader: () => ({ reward: 1, reason: "fine" }), judge: "mine" });
     const replay = await replayRow(rows[1] as Row, {
-      meta: data.meta as NonNullable<Dataset["meta"]>,
+      meta: data.meta,
     });
     expect(replay.reproduced).toBe(true);
     expect(replay.not_compared).toEqual(["reward", "reason", "judge_meta"]);
@@ -106,13 +99,13 @@ describe("replayRow says where a row stopped reproducing", () => {
     const finance = await written("personal-finance", 2);
     const row = retail.rows[0] as Row;
     await expect(replayRow(row, {} as never)).rejects.toThrow(/meta: expected the run's sidecar/);
-    await expect(
-      replayRow(row, { meta: finance.data.meta as NonNullable<Dataset["meta"]> }),
-    ).rejects.toThrow(/situation\.id: sit_[0-9a-f]+ is not a situation of this sidecar's spec/);
+    await expect(replayRow(row, { meta: finance.data.meta })).rejects.toThrow(
+      /situation\.id: sit_[0-9a-f]+ is not a situation of this sidecar's spec/,
+    );
     const renamed = { ...row, id: "row_0000000000000000" };
-    await expect(
-      replayRow(renamed, { meta: retail.data.meta as NonNullable<Dataset["meta"]> }),
-    ).rejects.toThrow(/is not the id of rollout 0 to 1 of sit_/);
+    await expect(replayRow(renamed, { meta: retail.data.meta })).rejects.toThrow(
+      /is not the id of rollout 0 to 1 of sit_/,
+    );
     await expect(replayRow("{not json", { meta: retail.data.meta as never })).rejects.toThrow(
       InputError,
     );
@@ -128,7 +121,7 @@ describe("replayRow with a model", () => {
     const { data, rows } = await written("retail-orders", 4);
     const row = rows[2] as Row;
     const replay = await replayRow(row, {
-      meta: data.meta as NonNullable<Dataset["meta"]>,
+      meta: data.meta,
       agent: model(),
     });
     expect(replay.mode).toBe("compare");
@@ -158,7 +151,7 @@ describe("replayRow with a model", () => {
       seed: 4,
       agent: model(),
     });
-    const meta = data.meta as NonNullable<Dataset["meta"]>;
+    const meta = data.meta;
     const [row] = await data.rows();
     await expect(replayRow(row as Row, { meta })).rejects.toThrow(
       /agent: the row's agent was test-model@.* a model: pass its backend/,
