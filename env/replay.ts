@@ -14,6 +14,7 @@ import { assignRoles } from "./roles/assign.ts";
 import type { AgentPolicy, SituationWriter, UserSimulator } from "./roles/types.ts";
 import { playEpisode } from "./rollout.ts";
 import { InputError, issuesOf } from "./util/errors.ts";
+import { canonicalJson } from "./util/hash.ts";
 
 /** How to replay a row: the run it came from, and who plays each role this time. */
 export interface ReplayOptions {
@@ -83,7 +84,7 @@ const AFTER_PLAY = [
  * console.log(replay.reproduced, replay.difference);
  */
 export async function replayRow(row: Row | string, options: ReplayOptions): Promise<RowReplay> {
-  const { original, written } = rowOf(row);
+  const { original, given, text } = rowOf(row);
   const meta = metaOf(options?.meta);
   const agent = Agent.from(meta.spec);
   const situation = situationOf(agent, original);
@@ -109,8 +110,11 @@ export async function replayRow(row: Row | string, options: ReplayOptions): Prom
   );
   const mode = roles.agent.name === original.models.agent ? "reproduce" : "compare";
   const notCompared = AFTER_PLAY.filter((field) => original[field] !== undefined);
-  const before = notCompared.length === 0 ? written : JSON.stringify(played(original));
-  const after = JSON.stringify(replayed);
+  // A line is compared byte for byte as written; an object with its keys sorted, since reading a
+  // file through the schema (loadDataset) puts its keys in the schema's order, not the engine's.
+  const kept = notCompared.length === 0 ? given : played(given as Record<string, unknown>);
+  const before = text !== null && notCompared.length === 0 ? text : serialise(kept, text !== null);
+  const after = serialise(replayed, text !== null);
   const same = before === after;
   return {
     row: original.id,
@@ -118,7 +122,7 @@ export async function replayRow(row: Row | string, options: ReplayOptions): Prom
     rollout,
     mode,
     reproduced: mode === "reproduce" ? same : null,
-    difference: same ? null : firstDifference(JSON.parse(before), JSON.parse(after)),
+    difference: same ? null : firstDifference(kept, replayed, { sortedKeys: text === null }),
     not_compared: notCompared,
     agents: { original: original.models.agent, replayed: replayed.models.agent },
     original,
@@ -126,15 +130,20 @@ export async function replayRow(row: Row | string, options: ReplayOptions): Prom
   };
 }
 
-/** The row, checked by its schema, and the text it is compared as: the line itself, or its JSON. */
-function rowOf(row: Row | string): { original: Row; written: string } {
+/** The row, checked by its schema; the value it is compared as; and its line, when given as one. */
+function rowOf(row: Row | string): { original: Row; given: unknown; text: string | null } {
   if (typeof row === "string") {
     const line = row.replace(/\r?\n$/, "");
-    return { original: parseRow(line, "row", 1), written: line };
+    return { original: parseRow(line, "row", 1), given: JSON.parse(line), text: line };
   }
   const parsed = RowSchema.safeParse(row);
   if (!parsed.success) throw new InputError("row", issuesOf(parsed.error, row));
-  return { original: parsed.data, written: JSON.stringify(row) };
+  return { original: parsed.data, given: row, text: null };
+}
+
+/** JSON as written (a line's comparison), or with keys sorted (an object's). */
+function serialise(value: unknown, asWritten: boolean): string {
+  return asWritten ? JSON.stringify(value) : canonicalJson(value);
 }
 
 /** The run's sidecar, checked: a row cannot be replayed without the spec and options that made it. */
@@ -189,32 +198,37 @@ function roleChoice(role: "agent" | "simulator" | "userModel", played: string): 
 }
 
 /** The row as it was when played: without the fields grading and labelling added. */
-function played(row: Row): Row {
-  const copy: Record<string, unknown> = { ...row };
+function played(row: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...row };
   for (const field of AFTER_PLAY) delete copy[field];
-  return copy as Row;
+  return copy;
 }
 
-/** The first JSON path at which two values differ, in the order their JSON is written. */
-export function firstDifference(before: unknown, after: unknown): RowDifference {
-  const path = differingPath(before, after, "");
+/**
+ * The first JSON path at which two values differ, in the order their JSON is written; with
+ * `sortedKeys`, values whose keys differ only in order count as the same.
+ */
+export function firstDifference(
+  before: unknown,
+  after: unknown,
+  options: { sortedKeys?: boolean } = {},
+): RowDifference {
+  const path = differingPath(before, after, "", (value) => serialise(value, !options.sortedKeys));
   const message = /^messages\[(\d+)\]/.exec(path);
   return { path: path || "(whole row)", message: message ? Number(message[1]) : null };
 }
 
-function differingPath(a: unknown, b: unknown, at: string): string {
+function differingPath(a: unknown, b: unknown, at: string, json: (v: unknown) => string): string {
   if (Array.isArray(a) && Array.isArray(b)) {
     for (let i = 0; i < Math.min(a.length, b.length); i++)
-      if (JSON.stringify(a[i]) !== JSON.stringify(b[i]))
-        return differingPath(a[i], b[i], `${at}[${i}]`);
+      if (json(a[i]) !== json(b[i])) return differingPath(a[i], b[i], `${at}[${i}]`, json);
     return `${at}[${Math.min(a.length, b.length)}]`;
   }
   if (isObject(a) && isObject(b)) {
     const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])];
     for (const key of keys) {
       const where = at ? `${at}.${key}` : key;
-      if (JSON.stringify(a[key]) !== JSON.stringify(b[key]))
-        return differingPath(a[key], b[key], where);
+      if (json(a[key]) !== json(b[key])) return differingPath(a[key], b[key], where, json);
     }
     // The same fields and values, written in another order.
     return at;

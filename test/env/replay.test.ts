@@ -66,7 +66,7 @@ describe("replayRow reproduces rows of each example byte for byte", () => {
 
 describe("replayRow says where a row stopped reproducing", () => {
   it("names the first message that differs in a tampered row, and a differing fact outside messages", async () => {
-    const { data, rows } = await written("retail-orders", 6);
+    const { data, rows, lines } = await written("retail-orders", 6);
     const meta = data.meta;
     const row = rows[0] as Row;
     const at = row.episode.history_turns + 1;
@@ -77,6 +77,11 @@ describe("replayRow says where a row stopped reproducing", () => {
     expect(replay.difference).toEqual({ path: `messages[${at}].content`, message: at });
     expect(replay.replayed.messages[at]).toEqual(row.messages[at]);
 
+    // A line is held to its bytes: the same fields in another order do not reproduce it.
+    const { id, task_id, ...rest } = JSON.parse(lines[0] as string);
+    const reordered = await replayRow(JSON.stringify({ task_id, id, ...rest }), { meta });
+    expect(reordered).toMatchObject({ reproduced: false, difference: { path: "(whole row)" } });
+
     const counted = { ...structuredClone(row), episode: { ...row.episode, turns: 99 } };
     expect((await replayRow(counted, { meta })).difference).toEqual({
       path: "episode.turns",
@@ -84,14 +89,17 @@ describe("replayRow says where a row stopped reproducing", () => {
     });
   });
 
-  it("leaves the grade out of the comparison and says so", async () => {
-    const { data, rows } = await written("it-helpdesk", 4);
+  it("leaves the grade out of the comparison, comparing the rest as written", async () => {
+    const { data, rows } = await written("it-helpdesk", 24);
     await gradeRows(rows, { grader: () => ({ reward: 1, reason: "fine" }), judge: "mine" });
-    const replay = await replayRow(rows[1] as Row, {
-      meta: data.meta,
-    });
-    expect(replay.reproduced).toBe(true);
-    expect(replay.not_compared).toEqual(["reward", "reason", "judge_meta"]);
+    // Rows with slips: the row as written keeps a slip's keys in the order the engine wrote them.
+    const slipped = rows.filter((row) => row.episode.slips.length > 0);
+    expect(slipped.length).toBeGreaterThan(0);
+    for (const row of [rows[1] as Row, ...slipped]) {
+      const replay = await replayRow(row, { meta: data.meta });
+      expect(replay.reproduced, row.id).toBe(true);
+      expect(replay.not_compared).toEqual(["reward", "reason", "judge_meta"]);
+    }
   });
 
   it("refuses a row without its sidecar, with another run's spec, or not of its rollouts", async () => {
