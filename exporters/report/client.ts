@@ -74,7 +74,8 @@ export const CLIENT_SCRIPT = `(() => {
     for (const m of r.messages) {
       const message = el("div", "message role-" + m.role);
       message.append(el("span", "role", m.role + (m.name ? " " + m.name : "")));
-      message.append(el("pre", "content", contentText(m)));
+      const text = contentText(m);
+      if (text !== "" || !m.tool_calls) message.append(el("pre", "content", text));
       if (m.tool_calls) message.append(el("pre", "calls", JSON.stringify(m.tool_calls, null, 2)));
       messages.append(message);
     }
@@ -86,7 +87,7 @@ export const CLIENT_SCRIPT = `(() => {
     li.dataset.id = r.id;
     const details = el("details");
     const summary = el("summary");
-    summary.append(el("span", "badge", r.status.replace("_", " ")), el("span", "id", r.id), el("span", "axes", Object.values(r.axes).join(" · ")));
+    summary.append(el("span", "badge", r.status.replace("_", " ")), el("span", "id", r.id), el("span", "coords", Object.values(r.axes).join(" · ")));
     details.append(summary);
     details.addEventListener("toggle", () => {
       if (details.open && details.children.length === 1) details.append(body(r));

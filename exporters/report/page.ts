@@ -26,6 +26,7 @@ export interface ReportModel {
 }
 
 const STYLE = `
+*{box-sizing:border-box}
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1rem 2rem;color:#111827}
 h1{margin-bottom:.2rem}h2{border-bottom:2px solid #e5e7eb;padding-bottom:.2rem;margin-top:2rem}
 table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d1d5db;padding:.25rem .5rem;text-align:left;vertical-align:top}
@@ -33,10 +34,10 @@ table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid #d1d5db;pad
 .values td{text-align:center;min-width:2rem}.values td.touched{background:#bbf7d0}.values td.missed{background:#fecaca}.values td.unplanned{background:#e5e7eb;color:#6b7280}
 .alert{background:#fef3c7;border-left:4px solid #d97706;padding:.5rem 1rem}.ok{color:#166534}
 .note{color:#4b5563}.chart{position:relative;height:220px;max-width:560px}
-.axes{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:1rem}
+.axes{display:grid;grid-template-columns:repeat(auto-fill,minmax(360px,1fr));gap:1rem}.axis{min-width:0;overflow-x:auto}.pass-table{font-size:12px}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;margin:.5rem 0}
 #conversations{padding-left:1.5rem}.conversation summary{cursor:pointer;padding:.2rem 0}
-.conversation .badge{display:inline-block;min-width:5.5rem;font-weight:600}.conversation .id{font-family:monospace;margin-right:.75rem}.conversation .axes{color:#4b5563}
+.conversation .badge{display:inline-block;min-width:5.5rem;font-weight:600}.conversation .id{font-family:monospace;margin-right:.75rem}.conversation .coords{color:#4b5563}
 .status-pass .badge{color:#15803d}.status-fail .badge{color:#b91c1c}.status-ungraded .badge,.status-sim_fault .badge{color:#92400e}
 .body{border-left:3px solid #e5e7eb;margin:.3rem 0 1rem;padding-left:1rem}
 .message{margin:.4rem 0}.message .role{font-weight:600;font-size:12px;text-transform:uppercase;color:#374151}
