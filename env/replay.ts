@@ -47,7 +47,10 @@ export interface RowReplay {
   rollout: number;
   /** `reproduce`: the same roles played it again; `compare`: another agent played the same situation. */
   mode: "reproduce" | "compare";
-  /** Whether the replayed row's JSON is the original's byte for byte (null when comparing agents). */
+  /**
+   * Whether the replayed row's JSON is the original line byte for byte (an object or a graded
+   * line: the same JSON up to key order); null when comparing agents.
+   */
   reproduced: boolean | null;
   /** Where the two rows first differ (null when they are the same bytes). */
   difference: RowDifference | null;
@@ -110,11 +113,13 @@ export async function replayRow(row: Row | string, options: ReplayOptions): Prom
   );
   const mode = roles.agent.name === original.models.agent ? "reproduce" : "compare";
   const notCompared = AFTER_PLAY.filter((field) => original[field] !== undefined);
-  // A line is compared byte for byte as written; an object with its keys sorted, since reading a
-  // file through the schema (loadDataset) puts its keys in the schema's order, not the engine's.
+  // A line as simulate wrote it is compared byte for byte. An object, or a line a later step
+  // rewrote (a grade), went through the schema, which puts keys in its order rather than the
+  // engine's: those are compared with their keys sorted.
   const kept = notCompared.length === 0 ? given : played(given as Record<string, unknown>);
-  const before = text !== null && notCompared.length === 0 ? text : serialise(kept, text !== null);
-  const after = serialise(replayed, text !== null);
+  const asWritten = text !== null && notCompared.length === 0;
+  const before = asWritten ? (text as string) : serialise(kept, false);
+  const after = serialise(replayed, asWritten);
   const same = before === after;
   return {
     row: original.id,
@@ -122,7 +127,7 @@ export async function replayRow(row: Row | string, options: ReplayOptions): Prom
     rollout,
     mode,
     reproduced: mode === "reproduce" ? same : null,
-    difference: same ? null : firstDifference(kept, replayed, { sortedKeys: text === null }),
+    difference: same ? null : firstDifference(kept, replayed, { sortedKeys: !asWritten }),
     not_compared: notCompared,
     agents: { original: original.models.agent, replayed: replayed.models.agent },
     original,
