@@ -133,6 +133,8 @@ describe("the report page in headless chromium", () => {
     const hostile = rows[3] as Row;
     await page.click(`#conversations > li[data-id="${hostile.id}"] summary`);
     const body = page.locator(`#conversations > li[data-id="${hostile.id}"] .body`);
+    // The page fills a conversation's body when it opens: wait for it before counting.
+    await body.locator(".message").nth(hostile.messages.length - 1).waitFor();
     await expect(body.locator(".message").count()).resolves.toBe(hostile.messages.length);
     await expect(body.locator(".situation").textContent()).resolves.toContain(
       `tool = ${hostile.situation.axes.tool}`,
