@@ -134,7 +134,10 @@ describe("the report page in headless chromium", () => {
     await page.click(`#conversations > li[data-id="${hostile.id}"] summary`);
     const body = page.locator(`#conversations > li[data-id="${hostile.id}"] .body`);
     // The page fills a conversation's body when it opens: wait for it before counting.
-    await body.locator(".message").nth(hostile.messages.length - 1).waitFor();
+    await body
+      .locator(".message")
+      .nth(hostile.messages.length - 1)
+      .waitFor();
     await expect(body.locator(".message").count()).resolves.toBe(hostile.messages.length);
     await expect(body.locator(".situation").textContent()).resolves.toContain(
       `tool = ${hostile.situation.axes.tool}`,
