@@ -14,6 +14,7 @@ import {
 import { type BackendSpec, GradeCommandOptionsSchema, type GradeReport } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
 import { backend, optionsFrom } from "./options.ts";
+import { progressBar } from "./progress.ts";
 
 /** The flags as commander parsed them: the plain options unchecked, the judge, the output switch. */
 interface GradeFlags extends Record<string, unknown> {
@@ -82,12 +83,16 @@ async function grade(path: string, flags: GradeFlags, io: Io): Promise<number> {
   const labels = options.labels ? await readJsonLines(options.labels) : undefined;
   const dataset = await loadDataset(path);
   if (labels) await dataset.attachLabels(labels, { kind: "human" });
-  const final = await dataset.grade({
-    ...(grader ? { grader } : { spec: flags.judge as BackendSpec }),
-    ...(rubric ? { rubric } : {}),
-    ...(options.judgeName ? { judge: options.judgeName } : {}),
-    ...(options.judgeVersion ? { version: options.judgeVersion } : {}),
-  });
+  const bar = progressBar(io, "grade", "rows");
+  const final = await dataset
+    .grade({
+      ...(grader ? { grader } : { spec: flags.judge as BackendSpec }),
+      ...(rubric ? { rubric } : {}),
+      ...(options.judgeName ? { judge: options.judgeName } : {}),
+      ...(options.judgeVersion ? { version: options.judgeVersion } : {}),
+      onProgress: (done, total) => bar.update(done, total),
+    })
+    .finally(() => bar.stop());
   await dataset.save(out);
   io.out(
     flags.json

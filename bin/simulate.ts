@@ -1,4 +1,3 @@
-import { SingleBar } from "cli-progress";
 import { type Command, InvalidArgumentError } from "commander";
 import {
   Agent,
@@ -30,6 +29,7 @@ import {
 import { graderFrom } from "./grade.ts";
 import { EXIT, type Io } from "./io.ts";
 import { backend, flipOptions, number, optionsFrom, seed } from "./options.ts";
+import { progressBar } from "./progress.ts";
 
 /** Commander parser for `--shard i/n`: the index (from 0) and the count of shards. */
 function shard(value: string): { index: number; count: number } {
@@ -183,16 +183,8 @@ async function run(sentence: string | undefined, flags: SimulateFlags, io: Io): 
   });
   const controller = new AbortController();
   const stopListening = io.onInterrupt(() => controller.abort());
-  const bar = io.terminal
-    ? new SingleBar({
-        format: "simulate {bar} {value}/{total} rows · {eta_formatted} left",
-        stream: io.terminal,
-        hideCursor: true,
-        emptyOnZero: true,
-      })
-    : null;
   // The run knows its total (rows × rollouts, defaults applied); the bar learns it from the first row.
-  bar?.start(0, 0);
+  const bar = progressBar(io, "simulate", "rows");
   try {
     const data = await simulate(agent, {
       ...options,
@@ -203,12 +195,9 @@ async function run(sentence: string | undefined, flags: SimulateFlags, io: Io): 
       ...(draft ? { draft } : {}),
       ...(await aimedBy(flags, agent)),
       signal: controller.signal,
-      onProgress: (finished, total) => {
-        bar?.setTotal(total);
-        bar?.update(finished);
-      },
+      onProgress: (finished, total) => bar.update(finished, total),
     });
-    bar?.stop();
+    bar.stop();
     io.out(flags.json ? `${JSON.stringify(summaryOf(data), null, 2)}\n` : report(data));
     // A run in which no conversation got past a failing role produced nothing to train on.
     if (data.size > 0 && data.degraded.role_errors?.rows === data.size) {
@@ -226,7 +215,7 @@ async function run(sentence: string | undefined, flags: SimulateFlags, io: Io): 
     }
     return EXIT.ok;
   } catch (error) {
-    bar?.stop();
+    bar.stop();
     if (!(error instanceof SimulationInterrupted)) throw error;
     io.err(`rehearse: ${error.message}\n`);
     return EXIT.interrupted;

@@ -29,6 +29,8 @@ export interface GradeOptions extends GradePlainOptions {
   /** A judge backend: a chat model (the advisory `llmGrade`) or a `typesafe:` decision model. */
   spec?: BackendSpec;
   fetch?: typeof fetch;
+  /** Called after each row is graded (or left ungraded), with how many are done of how many. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /**
@@ -37,7 +39,7 @@ export interface GradeOptions extends GradePlainOptions {
  * with `grade_error`, never a default score. Returns the grade report.
  */
 export async function gradeRows(rows: Row[], options: GradeOptions): Promise<GradeReport> {
-  const { grader, spec, fetch: _fetch, ...plain } = options;
+  const { grader, spec, fetch: _fetch, onProgress, ...plain } = options;
   const parsed = GradeOptionsSchema.safeParse(plain);
   if (!parsed.success) throw new InputError("grade options", issuesOf(parsed.error, plain));
   if ((grader === undefined) === (spec === undefined)) {
@@ -53,6 +55,7 @@ export async function gradeRows(rows: Row[], options: GradeOptions): Promise<Gra
     ? customJudge(options, warnings)
     : backendJudge(options, rows, warnings);
   const limit = pLimit(parsed.data.concurrency ?? DEFAULTS.concurrency);
+  let done = 0;
   await Promise.all(
     rows.map((row) =>
       limit(async () => {
@@ -71,6 +74,7 @@ export async function gradeRows(rows: Row[], options: GradeOptions): Promise<Gra
         } catch (error) {
           row.grade_error = messageOf(error);
         }
+        onProgress?.(++done, rows.length);
       }),
     ),
   );
