@@ -68,7 +68,7 @@ export async function coverageGap(
   const untested = untestedRules(agent);
   if (options.judge !== undefined && options.judge !== "offline")
     return modelGap(listed, agent, untested, options.judge, options.fetch);
-  const served = agent.tools.filter((tool) => tool.role !== "utility" && tool.role !== "handoff");
+  const served = servedTools(agent);
   const coverage = listed.map((ask): AskCoverage => {
     const concepts = conceptsOf(
       ask
@@ -98,6 +98,22 @@ export async function coverageGap(
       .map((rule) => rule.id);
     return { ask, tools, rules };
   });
+  return gapOf(coverage, served, untested, {
+    judge: "coverage_gap",
+    version: JUDGE_VERSION,
+    model: null,
+    rubric_hash: null,
+    settings: { method: "offline word and schema matching" },
+  });
+}
+
+/** The report from each ask's tools and rules: what is unserved, unreached and unruled. */
+function gapOf(
+  coverage: AskCoverage[],
+  served: readonly { name: string }[],
+  untested: { rule: string; why: string }[],
+  judgeMeta: JudgeMeta,
+): CoverageGap {
   const reached = new Set(coverage.flatMap((entry) => entry.tools));
   return {
     asks: coverage,
@@ -105,13 +121,7 @@ export async function coverageGap(
     unreached_tools: served.map((tool) => tool.name).filter((name) => !reached.has(name)),
     unruled_asks: coverage.filter((entry) => entry.rules.length === 0).map((entry) => entry.ask),
     untested_rules: untested,
-    judge_meta: {
-      judge: "coverage_gap",
-      version: JUDGE_VERSION,
-      model: null,
-      rubric_hash: null,
-      settings: { method: "offline word and schema matching" },
-    },
+    judge_meta: judgeMeta,
   };
 }
 
@@ -188,23 +198,16 @@ async function modelGap(
       rules: (entry?.rules ?? []).filter((id) => ruleIds.has(id)),
     };
   });
-  const reached = new Set(coverage.flatMap((entry) => entry.tools));
-  return {
-    asks: coverage,
-    unserved_asks: coverage.filter((entry) => entry.tools.length === 0).map((entry) => entry.ask),
-    unreached_tools: agent.tools
-      .filter(
-        (tool) => tool.role !== "utility" && tool.role !== "handoff" && !reached.has(tool.name),
-      )
-      .map((tool) => tool.name),
-    unruled_asks: coverage.filter((entry) => entry.rules.length === 0).map((entry) => entry.ask),
-    untested_rules: untested,
-    judge_meta: {
-      judge: "coverage_gap",
-      version: JUDGE_VERSION,
-      model: backend.model,
-      rubric_hash: sha256(GAP_INSTRUCTIONS).slice(0, 16),
-      settings: { ...backend.sampling },
-    },
-  };
+  return gapOf(coverage, servedTools(agent), untested, {
+    judge: "coverage_gap",
+    version: JUDGE_VERSION,
+    model: backend.model,
+    rubric_hash: sha256(GAP_INSTRUCTIONS).slice(0, 16),
+    settings: { ...backend.sampling },
+  });
+}
+
+/** The tools an ask can be served by: utility and hand-off tools aside. */
+function servedTools(agent: Agent): Agent["tools"] {
+  return agent.tools.filter((tool) => tool.role !== "utility" && tool.role !== "handoff");
 }
