@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { checkOutputPath, datasetPaths, shownPath } from "../env/index.ts";
-import { describeHubRepo, loadFromHub } from "../exporters/index.ts";
+import { describeHubRepo, loadFromHub, passRateText } from "../exporters/index.ts";
 import { HUB_SPLITS, PullCommandOptionsSchema } from "../spec/index.ts";
-import { passRate } from "./hub-figures.ts";
 import { EXIT, type Io } from "./io.ts";
 import { optionsFrom } from "./options.ts";
 
@@ -54,7 +53,7 @@ export function pullCommand(program: Command, io: Io, done: (code: number) => vo
           ? `${JSON.stringify(figures, null, 2)}\n`
           : [
               `split     ${split} of ${repo} at ${revision.slice(0, 12)}`,
-              `rows      ${report.rows} (${report.graded} graded), pass rate ${passRate(report.pass_rate)}`,
+              `rows      ${report.rows} (${report.graded} graded), pass rate ${passRateText(report.pass_rate)}`,
               `coverage  ${figures.coverage ? `${(figures.coverage.fraction * 100).toFixed(1)}% of planned pairs` : "not recorded (no sidecar)"}`,
               `agreement ${agreement && agreement.agreement !== null ? `${(agreement.agreement * 100).toFixed(1)}% with ${agreement.n} labels, kappa ${agreement.kappa?.toFixed(2) ?? "undefined"}` : "no labels to measure against"}`,
               ...(out ? [`wrote     ${shownPath(out)}`] : []),

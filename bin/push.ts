@@ -1,8 +1,7 @@
 import type { Command } from "commander";
 import { loadDataset, shownPath } from "../env/index.ts";
-import { pushToHub } from "../exporters/index.ts";
+import { passRateText, pushToHub } from "../exporters/index.ts";
 import { HUB_SPLITS, PushCommandOptionsSchema } from "../spec/index.ts";
-import { passRate } from "./hub-figures.ts";
 import { EXIT, type Io } from "./io.ts";
 import { number, optionsFrom } from "./options.ts";
 
@@ -33,7 +32,7 @@ export function pushCommand(program: Command, io: Io, done: (code: number) => vo
           : [
               `pushed    ${shownPath(path)} as ${pushed.split} of ${pushed.repo}`,
               `revision  ${pushed.revision}${pushed.replaced ? ` (replaced ${pushed.replaced.slice(0, 12)})` : ""}`,
-              `rows      ${pushed.summary.rows}, pass rate ${passRate(pushed.summary.pass_rate)}, ${pushed.summary.support} situations`,
+              `rows      ${pushed.summary.rows}, pass rate ${passRateText(pushed.summary.pass_rate)}, ${pushed.summary.support} situations`,
               "",
             ].join("\n"),
       );

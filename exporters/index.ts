@@ -29,6 +29,7 @@ export {
   type HubRevision,
   loadFromHub,
   type PushResult,
+  passRateText,
   pushToHub,
 } from "./hub/index.ts";
 export { writeJsonl } from "./jsonl.ts";

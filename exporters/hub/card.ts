@@ -1,4 +1,4 @@
-import { HUB_SPLITS, type HubManifest, type SplitSummary } from "../../spec/index.ts";
+import { HUB_SPLITS, type HubManifest } from "../../spec/index.ts";
 
 /** The data files of a split, as the Hub's `configs` front matter names them. */
 export function splitPattern(split: string): string {
@@ -27,7 +27,7 @@ export function datasetCard(name: string, manifest: HubManifest): string {
   const table = present.map((split) => {
     const entry = manifest.splits[split];
     if (!entry) return "";
-    return `| ${split} | ${entry.summary.rows} | ${passRate(entry.summary)} | ${entry.summary.support} | ${entry.source.path ?? "in memory"} |`;
+    return `| ${split} | ${entry.summary.rows} | ${passRateText(entry.summary.pass_rate)} | ${entry.summary.support} | ${entry.source.path ?? "in memory"} |`;
   });
   return [
     ...front,
@@ -54,7 +54,7 @@ export function datasetCard(name: string, manifest: HubManifest): string {
   ].join("\n");
 }
 
-/** A pass rate as the card and commit messages print it. */
-export function passRate(summary: SplitSummary): string {
-  return summary.pass_rate === null ? "ungraded" : `${(summary.pass_rate * 100).toFixed(1)}%`;
+/** A pass rate as the card, commit messages and the push and pull commands print it. */
+export function passRateText(rate: number | null): string {
+  return rate === null ? "ungraded" : `${(rate * 100).toFixed(1)}%`;
 }

@@ -1,2 +1,3 @@
+export { passRateText } from "./card.ts";
 export { describeHubRepo, type HubRevision, loadFromHub } from "./load.ts";
 export { type PushResult, pushToHub } from "./push.ts";

@@ -17,7 +17,7 @@ import {
   type SplitSource,
   type SplitSummary,
 } from "../../spec/index.ts";
-import { datasetCard, passRate, splitPattern } from "./card.ts";
+import { datasetCard, passRateText, splitPattern } from "./card.ts";
 import { MANIFEST_PATH, manifestBytes, notOurs, readManifest } from "./manifest.ts";
 import { openRepo } from "./open.ts";
 import { rowsToParquet } from "./row-parquet.ts";
@@ -158,7 +158,7 @@ function commitTitle(split: HubSplit, now: SplitSummary, was: SplitSummary | nul
   const delta = (figure: string, before: string) => (was ? `${figure} (was ${before})` : figure);
   return [
     `${split}: ${delta(`${now.rows} rows`, String(was?.rows))}`,
-    `pass rate ${delta(passRate(now), was ? passRate(was) : "")}`,
+    `pass rate ${delta(passRateText(now.pass_rate), was ? passRateText(was.pass_rate) : "")}`,
     `support ${delta(String(now.support), String(was?.support))}`,
   ].join(", ");
 }
@@ -173,7 +173,7 @@ function commitDescription(
     `Split ${split} from ${source.path ?? "rows in memory"} (rows sha256 ${source.rows_sha256}).`,
     `Graded ${now.graded} of ${now.rows} rows.`,
     was
-      ? `Replaces ${was.rows} rows (pass rate ${passRate(was)}, support ${was.support}).`
+      ? `Replaces ${was.rows} rows (pass rate ${passRateText(was.pass_rate)}, support ${was.support}).`
       : "First push of this split.",
   ].join("\n");
 }
