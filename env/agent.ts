@@ -20,6 +20,7 @@ import { normaliseTool, parametersPath } from "./tools.ts";
 import { type InputIssue, issuesOf, messageOf, SpecError } from "./util/errors.ts";
 import { readJsonFile } from "./util/files.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
+import { keyed } from "./util/lookup.ts";
 
 const TOOL_FORMATS = ["OpenAI chat", "OpenAI responses", "MCP"] as const;
 
@@ -239,7 +240,7 @@ function validParts(input: unknown, tooDeep: ReadonlySet<number>): Parts {
         });
   const axes = AxesOverrideSchema.safeParse(raw.axes ?? {});
   // Keys are tool names, which may be `__proto__` or `constructor`: no prototype to collide with.
-  const roles: Record<string, ToolRole> = Object.create(null);
+  const roles: Record<string, ToolRole> = keyed();
   if (raw.tool_roles !== null && typeof raw.tool_roles === "object")
     for (const [name, role] of Object.entries(raw.tool_roles)) {
       const parsedRole = ToolRoleSchema.safeParse(role);

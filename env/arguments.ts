@@ -4,6 +4,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { JsonSchemaObject } from "../spec/index.ts";
 import { formatPath } from "./util/errors.ts";
+import { keyed } from "./util/lookup.ts";
 import { linearPattern, PatternError } from "./util/regex.ts";
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
@@ -146,8 +147,7 @@ function copyJson(
   member: (key: string, value: unknown, parent: string | number | null) => [string, unknown],
   bare = false,
 ): object {
-  const copyOf = (node: object): object =>
-    Array.isArray(node) ? [] : bare ? Object.create(null) : {};
+  const copyOf = (node: object): object => (Array.isArray(node) ? [] : bare ? keyed() : {});
   const root = copyOf(value);
   const stack: { from: object; to: object; key: string | number | null }[] = [
     { from: value, to: root, key: null },

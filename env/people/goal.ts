@@ -2,7 +2,7 @@ import type { Goal, PersonDetails, WorldRecord } from "../../spec/index.ts";
 import type { Rng } from "../rng.ts";
 import { composedByAgent } from "../text/agent-written.ts";
 import { isVerb } from "../tools.ts";
-import { lookup } from "../util/lookup.ts";
+import { keyed, lookup } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { detailKey, fitDetail, identityKey } from "../world/identity.ts";
 import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
@@ -55,7 +55,7 @@ export function goalOf(world: World, rng: Rng): Goal {
   const subject = subjectRecord(world, tool);
   const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
   // Keyed by the spec's parameter names: no prototype, so `__proto__` is an argument like any other.
-  const args: Record<string, unknown> = Object.create(null);
+  const args: Record<string, unknown> = keyed();
   const required = new Set(tool.tool.parameters.required ?? []);
   const lookedUp = tool.kind === "read_many" ? lookupRecord(world, tool, rng) : undefined;
   // A write about an address (a new shipping address, a move) takes one whole new address.
@@ -246,7 +246,7 @@ function objectFor(
   const build = () => {
     const nested = tool.nested.find((n) => n.param === param);
     const source = nested ? recordOf(world, nested.entity, rng) : undefined;
-    const out: Record<string, unknown> = Object.create(null);
+    const out: Record<string, unknown> = keyed();
     for (const [key, sub] of Object.entries(item.properties ?? {})) {
       const detail = personDetail(world.person, key);
       if (source && source[key] !== undefined) out[key] = source[key];

@@ -1,4 +1,5 @@
 import type { Rule, ToolDefinition } from "../../spec/index.ts";
+import { keyed } from "../util/lookup.ts";
 import { asksYes, clausesOf, descriptionAsksYes, IDENTITY, waivesYes } from "./confirmation.ts";
 import { type Passage, passagesOf } from "./markdown.ts";
 import { EVERY_WRITE, spoken, ToolMatcher } from "./scope.ts";
@@ -208,8 +209,8 @@ function confirmations(
 ): { confirmation: Record<string, string>; exempt: Record<string, string> } {
   const writes = new Set(matcher.writes());
   // Keyed by tool names: no prototype, so a tool named `__proto__` is kept like any other.
-  const confirmation: Record<string, string> = Object.create(null);
-  const exempt: Record<string, string> = Object.create(null);
+  const confirmation: Record<string, string> = keyed();
+  const exempt: Record<string, string> = keyed();
   const need = (names: Iterable<string>, why: string) => {
     for (const name of names)
       if (writes.has(name) && !Object.hasOwn(confirmation, name)) confirmation[name] = why;

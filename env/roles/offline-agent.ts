@@ -11,6 +11,7 @@ import { agentWrites, isFreeText } from "../text/agent-written.ts";
 import { intentOf, intentScores, needsConfirmation, wantsHuman } from "../text/reading.ts";
 import { fits, propertiesOf, readValue, spokenName } from "../text/slots.ts";
 import { fnv1a } from "../util/hash.ts";
+import { keyed } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { parsedJson } from "../util/parsed.ts";
 import { identityKey } from "../world/identity.ts";
@@ -908,7 +909,7 @@ class ScriptedSession implements AgentSession {
       ? { kind: "call", tool, purpose, listingFor }
       : { kind: "call", tool, purpose };
     // Keyed by the spec's parameter names: no prototype, so `__proto__` is an argument like any other.
-    const args: Record<string, unknown> = Object.create(null);
+    const args: Record<string, unknown> = keyed();
     const properties = propertiesOf(tool);
     for (const param of Object.keys(properties)) {
       const value = this.#args.get(param);

@@ -1,5 +1,6 @@
 import type { Agent } from "../agent.ts";
 import { inflections, phrasePattern, toolWords } from "../policy/words.ts";
+import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import type { ToolModel, WorldModel } from "../world/model.ts";
 import { QUOTED, readValue } from "./slots.ts";
@@ -230,7 +231,7 @@ export function argumentsIn(
   text: string,
 ): Record<string, unknown> {
   // Keyed by the spec's parameter names: no prototype, so `__proto__` is read like any other.
-  const found: Record<string, unknown> = Object.create(null);
+  const found: Record<string, unknown> = keyed();
   for (const param of Object.keys(tool.tool.parameters.properties ?? {})) {
     const read = readValue(model, tool, param, text, false);
     if (read) found[param] = read.value;

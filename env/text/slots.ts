@@ -1,3 +1,4 @@
+import { keyed } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { lastTokenMatch, linearPattern, regexLiteral } from "../util/regex.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
@@ -337,7 +338,7 @@ function labelledObjects(schema: SchemaFragment, text: string): Reading {
   );
   const objects: Record<string, unknown>[] = [];
   // Keyed by the schema's property names: no prototype, so `constructor` is not already "in" it.
-  let current: Record<string, unknown> = Object.create(null);
+  let current: Record<string, unknown> = keyed();
   const hits = [...text.matchAll(pattern)];
   hits.forEach((hit, n) => {
     const label = (hit[1] as string).toLowerCase();
@@ -353,7 +354,7 @@ function labelledObjects(schema: SchemaFragment, text: string): Reading {
       .trim();
     if (Object.hasOwn(current, key)) {
       objects.push(current);
-      current = Object.create(null);
+      current = keyed();
     }
     current[key] = coerce(item?.properties?.[key], raw);
   });

@@ -6,6 +6,7 @@ import type {
   WorldState,
 } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
+import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
@@ -261,8 +262,8 @@ class Subject {
   record: WorldRecord | null;
   readonly #ids = new Map<string, string>();
   // Keyed by fields and parameters, which a spec may name `__proto__` or `constructor`.
-  readonly #claims: Record<string, unknown> = Object.create(null);
-  readonly #candidates: Record<string, string[]> = Object.create(null);
+  readonly #claims: Record<string, unknown> = keyed();
+  readonly #candidates: Record<string, string[]> = keyed();
   /** The email the person gives when the world does not know them (record_missing of a person). */
   #email: string | null = null;
   #exists = true;
@@ -363,7 +364,7 @@ class Subject {
   /** The details the person holds, for the people who will play them. */
   details(): PersonDetails {
     const identity = this.#stranger ?? this.#identity;
-    const details: Record<string, string> = Object.create(null);
+    const details: Record<string, string> = keyed();
     for (const key of IDENTITY_DETAILS) details[key] = identity[key];
     // Details the person's record is looked up by that are not identity (a membership number) are theirs too.
     const own = this.#stranger
@@ -395,7 +396,7 @@ class Subject {
       name: identity.name,
       email: this.#email ?? identity.email,
       phone: identity.phone,
-      ids: Object.assign(Object.create(null), Object.fromEntries(this.#ids)),
+      ids: Object.assign(keyed(), Object.fromEntries(this.#ids)),
       about: this.#about(),
       claims: this.#claims,
       candidates: this.#candidates,
@@ -405,7 +406,7 @@ class Subject {
 
   state(world: WorldKind, shaped: Record<string, unknown>): WorldState {
     const heldId = this.#heldSubjectId();
-    const records: Record<string, number> = Object.create(null);
+    const records: Record<string, number> = keyed();
     for (const entity of this.#model.entities.values())
       records[entity.collection] = this.#store.count(entity.name);
     const live =

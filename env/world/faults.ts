@@ -1,5 +1,6 @@
 import type { ConditionKind, Fault, Situation } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
+import { keyed } from "../util/lookup.ts";
 
 /** Faults that answer instead of the tool, before it runs. */
 export const SERVER_FAULTS = new Set<ConditionKind>([
@@ -80,7 +81,7 @@ export function spoil(
   const value = JSON.parse(json) as Record<string, unknown>;
   const missing: string[] = [];
   // No prototype: an answer's field named `__proto__` is kept or dropped like any other.
-  const out: Record<string, unknown> = Object.create(null);
+  const out: Record<string, unknown> = keyed();
   for (const [key, v] of Object.entries(value)) {
     if (Array.isArray(v) && v.length > 1) {
       out[key] = v.slice(0, Math.ceil(v.length / 2));

@@ -1,4 +1,5 @@
 import type { WorldRecord } from "../../spec/index.ts";
+import { keyed } from "../util/lookup.ts";
 import type { EntityModel, WorldModel } from "./model.ts";
 
 /**
@@ -182,7 +183,7 @@ export class Store {
 
   /** Every record, by collection, in insertion order: the store's part of a snapshot. */
   toJSON(): Record<string, WorldRecord[]> {
-    const out: Record<string, WorldRecord[]> = Object.create(null);
+    const out: Record<string, WorldRecord[]> = keyed();
     for (const [entity, records] of this.#records)
       out[this.entity(entity).collection] = [...records.values()];
     return out;
@@ -237,7 +238,7 @@ function unindex(
  * `constructor` or `hasOwnProperty` is stored and read like any other, never taken for Object's own.
  */
 export function newRecord(fields: WorldRecord = {}): WorldRecord {
-  return Object.assign(Object.create(null) as WorldRecord, fields);
+  return Object.assign(keyed() as WorldRecord, fields);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Rng } from "../rng.ts";
+import { keyed } from "../util/lookup.ts";
 import { fitDetail, type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
 import { fromPattern } from "./pattern.ts";
 import {
@@ -97,7 +98,7 @@ export function valueFor(
   if (formatted !== undefined) return formatted;
   if (type === "object" && s.properties) {
     // No prototype: a nested field a schema names `__proto__` is a field like any other.
-    const out: Record<string, unknown> = Object.create(null);
+    const out: Record<string, unknown> = keyed();
     for (const [name, sub] of Object.entries(s.properties)) out[name] = valueFor(name, sub, ctx);
     return out;
   }
