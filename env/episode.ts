@@ -28,6 +28,7 @@ import { OfflineWriter } from "./roles/offline-writer.ts";
 import type { SituationWriter, UserSession, UserSimulator } from "./roles/types.ts";
 import { oneSituation, type SituationSource } from "./situations.ts";
 import { openAITool } from "./tools.ts";
+import { copyData } from "./util/copy.ts";
 import { InputError, type InputIssue, issuesOf, messageOf } from "./util/errors.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
 import { type Baseline, createWorld, type World } from "./world/world.ts";
@@ -380,7 +381,7 @@ export class Episode implements EpisodeDriver {
   /** The person's goal: the call whose outcome {@link Episode.reward} checks for. */
   get goal(): Goal {
     const { goal } = this.#requirePersona();
-    return { ...structuredClone(goal), text: goal.text.replace(/[\uE000\uE001]/g, "") };
+    return { ...copyData(goal), text: goal.text.replace(/[\uE000\uE001]/g, "") };
   }
 
   /** Whether the conversation has ended (or been cut off). */
@@ -390,7 +391,7 @@ export class Episode implements EpisodeDriver {
 
   /** The whole conversation so far (a copy). */
   get messages(): ChatMessage[] {
-    return structuredClone(this.#messages);
+    return copyData(this.#messages);
   }
 
   /** The world behind this episode's tools. */
@@ -461,7 +462,7 @@ export class Episode implements EpisodeDriver {
       sim_faults: [],
     };
     const { outcome, findings } = this.#grade();
-    row.conduct = structuredClone(findings);
+    row.conduct = copyData(findings);
     row.episode.outcome = {
       reached: outcome.reward === 1,
       reason: outcome.reason,

@@ -6,6 +6,7 @@ import type {
   WorldState,
 } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
+import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { type Identity, identityKey } from "./identity.ts";
@@ -530,7 +531,7 @@ class Subject {
   /** A copy of a record, and of the records that belong to it, under new ids: same owner, same details. */
   #twin(entity: EntityModel, record: WorldRecord): WorldRecord {
     const twin = newRecord({
-      ...structuredClone(record),
+      ...copyData(record),
       [entity.idField]: this.#maker.freshId(entity),
     });
     this.#maker.add(entity, twin);

@@ -1,4 +1,5 @@
 import type { WorldRecord } from "../../spec/index.ts";
+import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import type { EntityModel, WorldModel } from "./model.ts";
 
@@ -249,7 +250,7 @@ export function copyRecord(record: WorldRecord): WorldRecord {
   const copy = newRecord();
   for (const key in record) {
     const value = record[key];
-    copy[key] = value !== null && typeof value === "object" ? structuredClone(value) : value;
+    copy[key] = value !== null && typeof value === "object" ? copyData(value) : value;
   }
   return copy;
 }

@@ -12,6 +12,7 @@ import { Agent } from "../agent.ts";
 import { bareJson } from "../arguments.ts";
 import { Rng } from "../rng.ts";
 import { MAX_DEPTH, nestsDeeper } from "../schema-checks.ts";
+import { copyData } from "../util/copy.ts";
 import { InputError, type InputIssue, issuesOf } from "../util/errors.ts";
 import { buildWorld } from "./build.ts";
 import {
@@ -179,7 +180,7 @@ export class World implements WorldAccess {
 
   /** The faults scheduled on the situation's tool, with the calls they answered. */
   get faults(): Fault[] {
-    return structuredClone(this.#faults);
+    return copyData(this.#faults);
   }
 
   /** The world as a row records it (`situation.world_state`), with current record counts. */
@@ -189,7 +190,7 @@ export class World implements WorldAccess {
   }
 
   describe(): WorldState {
-    const state = structuredClone(this.#state);
+    const state = copyData(this.#state);
     for (const entity of this.model.entities.values())
       state.records[entity.collection] = this.store.count(entity.name);
     return state;
@@ -202,13 +203,13 @@ export class World implements WorldAccess {
       spec_hash: this.agent.hash,
       situation_id: this.situation.id,
       seed: this.seed,
-      collections: structuredClone(this.store.toJSON()),
+      collections: copyData(this.store.toJSON()),
       created: this.#created,
       calls: Object.fromEntries(this.#calls),
-      faults: structuredClone(this.#faults),
+      faults: copyData(this.#faults),
       handed_off: this.#handedOff,
-      state: structuredClone(this.#state),
-      person: structuredClone(this.person),
+      state: copyData(this.#state),
+      person: copyData(this.person),
     };
   }
 
