@@ -19,6 +19,7 @@ import {
   money,
   orderedPairs,
   personIdentity,
+  type ValueContext,
   valueFor,
   type Whereabouts,
   worldCurrency,
@@ -78,6 +79,9 @@ export function buildWorld(
   };
 }
 
+/** A field that ties a new record to another (its owner's or its parent's id), and its value. */
+type Link = readonly [field: string, value: unknown];
+
 /** Makes records with unique ids and plausible fields, for a person and their holdings. */
 class RecordMaker {
   readonly model: WorldModel;
@@ -96,7 +100,7 @@ class RecordMaker {
   /** A person record, its details from their identity; serial 0 is the one the conversation is with. */
   person(serial: number): { record: WorldRecord; identity: Identity } {
     const identity = personIdentity(this.rng, serial, this.model.places);
-    const record = this.make(this.model.person, identity, {});
+    const record = this.make(this.model.person, identity, null);
     this.add(this.model.person, record);
     return { record, identity };
   }
@@ -116,7 +120,7 @@ class RecordMaker {
       );
       for (let i = 0; i < n; i++) {
         this.#place = i < 2 ? { zip, city, state, country } : null;
-        this.withChildren(entity, undefined, {});
+        this.withChildren(entity, undefined, null);
       }
       this.#place = null;
     }
@@ -135,7 +139,7 @@ class RecordMaker {
         // Ids from a closed set run out: records stop while one stays free for a duplicate (the
         // person keeps at least one).
         if ((!isSubject || i > 0) && this.#closedSetFull(entity)) break;
-        this.withChildren(entity, owner.identity, { [this.model.person.idField]: ownerId });
+        this.withChildren(entity, owner.identity, [this.model.person.idField, ownerId]);
       }
     }
   }
@@ -149,18 +153,16 @@ class RecordMaker {
   withChildren(
     entity: EntityModel,
     identity: Identity | undefined,
-    links: WorldRecord,
+    link: Link | null,
   ): WorldRecord {
-    const record = this.make(entity, identity, links);
+    const record = this.make(entity, identity, link);
     this.add(entity, record);
     for (const child of this.model.entities.values()) {
       if (child.parent?.entity !== entity.name || !child.seeded) continue;
       const n = 1 + this.rng.int(child.name === "transaction" ? 5 : 3);
       const children: WorldRecord[] = [];
       for (let i = 0; i < n; i++) {
-        const made = this.withChildren(child, identity, {
-          [entity.idField]: record[entity.idField],
-        });
+        const made = this.withChildren(child, identity, [entity.idField, record[entity.idField]]);
         if (child.statuses.usable.includes(record.status as string)) made.status = record.status;
         children.push(made);
       }
@@ -169,18 +171,20 @@ class RecordMaker {
     return record;
   }
 
-  /** A record of an entity with a fresh id, its links, generated fields and a usable status. */
-  make(entity: EntityModel, identity: Identity | undefined, links: WorldRecord): WorldRecord {
-    const record = newRecord({ [entity.idField]: this.freshId(entity), ...links });
+  /** A record of an entity with a fresh id, its link, generated fields and a usable status. */
+  make(entity: EntityModel, identity: Identity | undefined, link: Link | null): WorldRecord {
+    const record = newRecord();
+    record[entity.idField] = this.freshId(entity);
+    if (link) record[link[0]] = link[1];
     const childField = this.#childField(entity);
-    const ctx = {
+    const ctx: ValueContext = {
       rng: this.rng,
       entity: entity.name,
       isPerson: entity.isPerson,
       currency: this.currency,
-      ...(identity ? { owner: identity } : {}),
-      ...(this.#place ? { place: this.#place } : {}),
     };
+    if (identity) ctx.owner = identity;
+    if (this.#place) ctx.place = this.#place;
     for (const [field, schema] of entity.fields) {
       if (field === childField || field in record) continue;
       record[field] = valueFor(field, schema, ctx);
@@ -192,12 +196,7 @@ class RecordMaker {
     }
     if (!entity.isPerson) record.status = this.rng.pick(entity.statuses.usable);
     // Items listed inside the record (not records of their own) add up to its total too.
-    const listed = Object.values(record).find(
-      (v): v is WorldRecord[] =>
-        Array.isArray(v) &&
-        v.length > 0 &&
-        v.every((item) => item !== null && typeof item === "object" && "price" in item),
-    );
+    const listed = listedItems(record);
     if (listed) totalOf(record, listed);
     // Records of one entity are made with the same fields, so their date pairs are found once.
     let pairs = this.#datePairs.get(entity.name);
@@ -236,6 +235,17 @@ class RecordMaker {
       entity.name,
     );
   }
+}
+
+/** The first field of a record that lists items with prices (an order's `items`), if one does. */
+function listedItems(record: WorldRecord): WorldRecord[] | undefined {
+  for (const field in record) {
+    const value = record[field];
+    if (!Array.isArray(value) || value.length === 0) continue;
+    if (value.every((item) => item !== null && typeof item === "object" && "price" in item))
+      return value as WorldRecord[];
+  }
+  return undefined;
 }
 
 /** A parent's total is what its children cost, when both sides have the numbers. */

@@ -1,4 +1,5 @@
 import type { Rng } from "../rng.ts";
+import { isoDay } from "./dates.ts";
 import { patternCheck } from "./pattern.ts";
 import {
   FIRST_NAMES,
@@ -89,21 +90,18 @@ export function makeIdentity(
 ): Identity {
   const first = rng.pick(FIRST_NAMES);
   const last = rng.pick(LAST_NAMES);
-  const local = `${first}.${last}`
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(/[^a-z.]/g, "");
+  const local = emailLocal(first, last);
   const { city, zip, state, country } = rng.pick(places.length > 0 ? places : PLACES);
   const street = `${1 + rng.int(240)} ${rng.pick(STREETS)}`;
   const years = 18 + rng.int(68);
-  const born = new Date(today - years * 365.25 * 86_400_000 - rng.int(365) * 86_400_000);
+  const born = today - years * 365.25 * 86_400_000 - rng.int(365) * 86_400_000;
   return {
     name: `${first} ${last}`,
     first_name: first,
     last_name: last,
     email: `${local}${serial > 0 ? serial : ""}@${rng.pick(MAIL_DOMAINS)}`,
     phone: `+1 (${200 + rng.int(700)}) 555-${String(rng.int(10_000)).padStart(4, "0")}`,
-    date_of_birth: born.toISOString().slice(0, 10),
+    date_of_birth: isoDay(born),
     street,
     city,
     zip,
@@ -111,6 +109,23 @@ export function makeIdentity(
     country,
     address: `${street}, ${city} ${zip}`,
   };
+}
+
+/** Email local parts by name: the names are few, and normalising one is costly. */
+const locals = new Map<string, string>();
+
+/** `first.last` as an email's local part: lower case, accents and other signs dropped. */
+function emailLocal(first: string, last: string): string {
+  const name = `${first}.${last}`;
+  let local = locals.get(name);
+  if (local === undefined) {
+    local = name
+      .toLowerCase()
+      .normalize("NFD")
+      .replace(/[^a-z.]/g, "");
+    if (locals.size < 100_000) locals.set(name, local);
+  }
+  return local;
 }
 
 /** The places whose postal codes fit every zip or postcode pattern of a spec's parameters. */

@@ -1,6 +1,7 @@
 import { Rng } from "../rng.ts";
 import { type InputIssue, SpecError } from "../util/errors.ts";
 import { regexLiteral, tokenMatches } from "../util/regex.ts";
+import { isoDay } from "./dates.ts";
 import { fromPattern, patternCheck } from "./pattern.ts";
 import { digits, uuid } from "./values.ts";
 
@@ -293,8 +294,7 @@ const FORMATS: Record<string, { make: (rng: Rng, prefix: string) => string; find
     find: /\b10\.\d{1,3}\.\d{1,3}\.\d{1,3}\b/g,
   },
   date: {
-    make: (rng) =>
-      new Date(Date.UTC(2015, 0, 1) + rng.int(4000) * 86_400_000).toISOString().slice(0, 10),
+    make: (rng) => isoDay(Date.UTC(2015, 0, 1) + rng.int(4000) * 86_400_000),
     find: /\b\d{4}-\d{2}-\d{2}\b/g,
   },
 };

@@ -1,5 +1,6 @@
 import type { Rng } from "../rng.ts";
 import { keyed } from "../util/lookup.ts";
+import { isoDay, isoSecond } from "./dates.ts";
 import { fitDetail, type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
 import { fromPattern } from "./pattern.ts";
 import {
@@ -211,10 +212,7 @@ function nameRule(
     return ({ rng }) => isoDate(rng, ahead);
   }
   if (format === "date-time" || /(_at|_time|timestamp)$|^(created|updated|time)$/.test(field))
-    return ({ rng }) =>
-      new Date(WORLD_TODAY - rng.int(90) * DAY - rng.int(DAY))
-        .toISOString()
-        .replace(/\.\d{3}Z$/, "Z");
+    return ({ rng }) => isoSecond(WORLD_TODAY - rng.int(90) * DAY - rng.int(DAY));
   if (/^(balance|current|available|current_balance|available_balance|credit_limit)$/.test(field))
     return ({ rng }) => money(rng, 150, 9000);
   if (/(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid)/.test(field))
@@ -483,7 +481,7 @@ function address(rng: Rng): string {
 }
 
 function isoDate(rng: Rng, direction: 1 | -1): string {
-  return new Date(WORLD_TODAY + direction * (1 + rng.int(120)) * DAY).toISOString().slice(0, 10);
+  return isoDay(WORLD_TODAY + direction * (1 + rng.int(120)) * DAY);
 }
 
 /** A money amount with two decimals in [low, high). */
