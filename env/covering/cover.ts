@@ -19,6 +19,18 @@ export class Cover {
   /** Per axis value (at `valueBase[axis] + value`): uncovered target pairs it belongs to. */
   readonly deficit: Int32Array;
   readonly valueBase: Int32Array;
+  /**
+   * Per axis value, the partners of its uncovered pairs: `deficit[value]` slots from
+   * `openBase[value]`, each the other side's axis and value and the pair. Late in a search a value
+   * has a few open pairs, so gains read these instead of every axis.
+   */
+  readonly openBase: Int32Array;
+  readonly openAxis: Int32Array;
+  readonly openValue: Int32Array;
+  readonly #openPair: Int32Array;
+  /** Per pair, its slot in its lower axis value's open list and in its higher one's. */
+  readonly #slotA: Int32Array;
+  readonly #slotB: Int32Array;
   /** Per pair, the XOR of the numbers of the rows that hold it: the row itself when one does. */
   readonly #holders: Int32Array;
   /** Per row and axis (at `r * k + c`): the row's pairs on that axis that no other row holds. */
@@ -39,6 +51,20 @@ export class Cover {
       values += space.levels[c] as number;
     }
     this.deficit = new Int32Array(values);
+    this.openBase = new Int32Array(values);
+    let slots = 0;
+    for (let c = 0; c < space.k; c++) {
+      const partners = levelSum(space.levels) - (space.levels[c] as number);
+      for (let v = 0; v < (space.levels[c] as number); v++) {
+        this.openBase[(this.valueBase[c] as number) + v] = slots;
+        slots += partners;
+      }
+    }
+    this.openAxis = new Int32Array(slots);
+    this.openValue = new Int32Array(slots);
+    this.#openPair = new Int32Array(slots);
+    this.#slotA = new Int32Array(space.size);
+    this.#slotB = new Int32Array(space.size);
     for (let p = 0; p < space.size; p++) if (this.target[p] === 1) this.#open(p);
     this.#holders = new Int32Array(space.size);
     this.rows = new Int32Array(space.k * 16);
@@ -129,6 +155,16 @@ export class Cover {
     // Pairs the row alone holds on axis c are lost whatever v is; the pairs v would make are new
     // where no row holds them.
     let d = this.#unique[base + c] as number;
+    const value = (this.valueBase[c] as number) + v;
+    const open = this.deficit[value] as number;
+    if (forbidden === null && open < k) {
+      // Without constraints every pair is a target: v's new pairs are its open ones the row meets.
+      const { openAxis, openValue } = this;
+      const from = this.openBase[value] as number;
+      for (let s = from; s < from + open; s++)
+        if (rows[base + (openAxis[s] as number)] === openValue[s]) d--;
+      return d;
+    }
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
       const o = c * k + j;
@@ -149,13 +185,41 @@ export class Cover {
     const base = r * k;
     const old = rows[base + c] as number;
     if (old === v) return;
+    // #drop then #hold for each other axis, written out: this is the search's innermost loop.
+    const counts = this.counts;
+    const holders = this.#holders;
+    const unique = this.#unique;
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
       const o = c * k + j;
       const shared = (offset[o] as number) + (rows[base + j] as number) * (mulOther[o] as number);
       const own = mulOwn[o] as number;
-      this.#drop(shared + old * own, r, c, j);
-      this.#hold(shared + v * own, r, c, j);
+      const lost = shared + old * own;
+      const left = (counts[lost] as number) - 1;
+      counts[lost] = left;
+      const keeper = (holders[lost] as number) ^ r;
+      holders[lost] = keeper;
+      if (left === 0) {
+        this.#open(lost);
+        unique[base + c] = (unique[base + c] as number) - 1;
+        unique[base + j] = (unique[base + j] as number) - 1;
+      } else if (left === 1) {
+        unique[keeper * k + c] = (unique[keeper * k + c] as number) + 1;
+        unique[keeper * k + j] = (unique[keeper * k + j] as number) + 1;
+      }
+      const made = shared + v * own;
+      const before = counts[made] as number;
+      counts[made] = before + 1;
+      const others = holders[made] as number;
+      holders[made] = others ^ r;
+      if (before === 0) {
+        this.#close(made);
+        unique[base + c] = (unique[base + c] as number) + 1;
+        unique[base + j] = (unique[base + j] as number) + 1;
+      } else if (before === 1) {
+        unique[others * k + c] = (unique[others * k + c] as number) - 1;
+        unique[others * k + j] = (unique[others * k + j] as number) - 1;
+      }
     }
     rows[base + c] = v;
   }
@@ -203,7 +267,13 @@ export class Cover {
   #open(p: number): void {
     this.position[p] = this.uncoveredCount;
     this.uncovered[this.uncoveredCount++] = p;
-    this.#shiftDeficit(p, 1);
+    const { space, valueBase } = this;
+    const i = space.axisA[p] as number;
+    const a = space.valueA[p] as number;
+    const j = space.axisB[p] as number;
+    const b = space.valueB[p] as number;
+    this.#slotA[p] = this.#push((valueBase[i] as number) + a, p, j, b);
+    this.#slotB[p] = this.#push((valueBase[j] as number) + b, p, i, a);
   }
 
   #close(p: number): void {
@@ -212,14 +282,45 @@ export class Cover {
     this.uncovered[slot] = last;
     this.position[last] = slot;
     this.position[p] = -1;
-    this.#shiftDeficit(p, -1);
+    const { space, valueBase } = this;
+    this.#pull(
+      (valueBase[space.axisA[p] as number] as number) + (space.valueA[p] as number),
+      this.#slotA[p] as number,
+    );
+    this.#pull(
+      (valueBase[space.axisB[p] as number] as number) + (space.valueB[p] as number),
+      this.#slotB[p] as number,
+    );
   }
 
-  #shiftDeficit(p: number, step: number): void {
-    const { space, valueBase, deficit } = this;
-    const a = (valueBase[space.axisA[p] as number] as number) + (space.valueA[p] as number);
-    const b = (valueBase[space.axisB[p] as number] as number) + (space.valueB[p] as number);
-    deficit[a] = (deficit[a] as number) + step;
-    deficit[b] = (deficit[b] as number) + step;
+  /** Appends pair p, whose other side is (axis, value), to the open list of `value`; returns its slot. */
+  #push(value: number, p: number, axis: number, other: number): number {
+    const slot = (this.openBase[value] as number) + (this.deficit[value] as number);
+    this.deficit[value] = (this.deficit[value] as number) + 1;
+    this.openAxis[slot] = axis;
+    this.openValue[slot] = other;
+    this.#openPair[slot] = p;
+    return slot;
   }
+
+  /** Removes the entry at `slot` from the open list of `value`; its last entry takes the slot. */
+  #pull(value: number, slot: number): void {
+    const left = (this.deficit[value] as number) - 1;
+    this.deficit[value] = left;
+    const last = (this.openBase[value] as number) + left;
+    if (slot === last) return;
+    const moved = this.#openPair[last] as number;
+    this.openAxis[slot] = this.openAxis[last] as number;
+    this.openValue[slot] = this.openValue[last] as number;
+    this.#openPair[slot] = moved;
+    // The moved pair names this value on its lower axis side or on its higher one.
+    if (this.#slotA[moved] === last) this.#slotA[moved] = slot;
+    else this.#slotB[moved] = slot;
+  }
+}
+
+function levelSum(levels: Int32Array): number {
+  let sum = 0;
+  for (const n of levels) sum += n;
+  return sum;
 }
