@@ -119,15 +119,16 @@ const scored = new WeakMap<WorldModel, Map<string, readonly IntentScore[]>>();
 function scoreIntents(model: WorldModel, text: string): IntentScore[] {
   const words = untypo(text.toLowerCase().replace(QUOTED, " "), model);
   const scores: { tool: ToolModel; score: number }[] = [];
+  // Tools of one verb family share their action pattern: its first action is found once.
+  const actions = new Map<string, RegExpExecArray | undefined>();
   for (const w of wordsOf(model)) {
     let score = 0;
-    // "noise-cancelling headphones" names a product, not a request to cancel.
-    // "my quote" names a thing the person holds, not the action of quoting ("a refund" is still asked for).
-    const found = [...words.matchAll(w.actions)].find(
-      (m) =>
-        words[m.index - 1] !== "-" &&
-        !POSSESSIVE_BEFORE.test(words.slice(Math.max(0, m.index - 8), m.index)),
-    );
+    const key = `${w.actions.flags}/${w.actions.source}`;
+    let found = actions.get(key);
+    if (found === undefined && !actions.has(key)) {
+      found = firstAction(words, w.actions);
+      actions.set(key, found);
+    }
     if (w.tool.kind === "handoff") {
       // Asked for "a pharmacist", the hand-off to pharmacists beats the one to the general desk.
       score = wantsHuman(words) ? 4 + w.rest.filter((part) => part.test(words)).length : 0;
@@ -176,6 +177,21 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
   }
   // Highest first; ties keep the spec's order.
   return scores.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The first action a text asks for. "noise-cancelling headphones" names a product, not a request
+ * to cancel; "my quote" names a thing the person holds, not the action of quoting ("a refund" is
+ * still asked for).
+ */
+function firstAction(words: string, actions: RegExp): RegExpExecArray | undefined {
+  for (const m of words.matchAll(actions))
+    if (
+      words[m.index - 1] !== "-" &&
+      !POSSESSIVE_BEFORE.test(words.slice(Math.max(0, m.index - 8), m.index))
+    )
+      return m;
+  return undefined;
 }
 
 /** A spec's words by their sorted letters, the words, and their lengths. */
