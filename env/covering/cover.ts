@@ -11,7 +11,11 @@ export const INVALID = Number.POSITIVE_INFINITY;
 export class Cover {
   readonly space: PairSpace;
   readonly target: Uint8Array;
-  readonly counts: Int32Array;
+  /**
+   * Per pair p, how many rows hold it (at 2p) and the XOR of those rows' numbers (at 2p + 1): the
+   * row itself when one does. Side by side, a move touches one cache line per pair.
+   */
+  readonly #held: Int32Array;
   /** Uncovered target pairs, unordered; `position[p]` is p's slot or −1. */
   readonly uncovered: Int32Array;
   readonly position: Int32Array;
@@ -31,17 +35,21 @@ export class Cover {
   /** Per pair, its slot in its lower axis value's open list and in its higher one's. */
   readonly #slotA: Int32Array;
   readonly #slotB: Int32Array;
-  /** Per pair, the XOR of the numbers of the rows that hold it: the row itself when one does. */
-  readonly #holders: Int32Array;
   /** Per row and axis (at `r * k + c`): the row's pairs on that axis that no other row holds. */
   #unique: Int32Array;
   rows: Int32Array;
   n = 0;
+  /**
+   * Per axis value, the rows that hold it as a bitset of `words` 32-bit words from
+   * `value * words`: a search finds the rows holding one of two values a word at a time, in row order.
+   */
+  rowBits: Int32Array;
+  words = 1;
 
   constructor(space: PairSpace, reach: Reachability) {
     this.space = space;
     this.target = reach.target;
-    this.counts = new Int32Array(space.size);
+    this.#held = new Int32Array(2 * space.size);
     this.uncovered = new Int32Array(space.size);
     this.position = new Int32Array(space.size).fill(-1);
     this.valueBase = new Int32Array(space.k);
@@ -66,9 +74,14 @@ export class Cover {
     this.#slotA = new Int32Array(space.size);
     this.#slotB = new Int32Array(space.size);
     for (let p = 0; p < space.size; p++) if (this.target[p] === 1) this.#open(p);
-    this.#holders = new Int32Array(space.size);
     this.rows = new Int32Array(space.k * 16);
     this.#unique = new Int32Array(space.k * 16);
+    this.rowBits = new Int32Array(values);
+  }
+
+  /** How many rows hold pair p. */
+  count(p: number): number {
+    return this.#held[2 * p] as number;
   }
 
   /** Value of axis c in row r. */
@@ -84,11 +97,12 @@ export class Cover {
 
   /** Number of target pairs the given full row would cover that no row covers yet. */
   gain(row: Int32Array): number {
-    const { space, counts } = this;
+    const { space } = this;
+    const held = this.#held;
     let gained = 0;
     for (let i = 0; i < space.k; i++) {
       for (let j = i + 1; j < space.k; j++) {
-        if (counts[space.index(i, row[i] as number, j, row[j] as number)] === 0) gained++;
+        if (held[2 * space.index(i, row[i] as number, j, row[j] as number)] === 0) gained++;
       }
     }
     return gained;
@@ -104,8 +118,10 @@ export class Cover {
       const unique = new Int32Array(grown.length);
       unique.set(this.#unique);
       this.#unique = unique;
+      this.#widenRowBits(Math.ceil(grown.length / k / 32));
     }
     this.rows.set(row, this.n * k);
+    for (let c = 0; c < k; c++) this.#mark(this.n, c, row[c] as number, true);
     this.#unique.fill(0, this.n * k, this.n * k + k);
     this.n++;
     this.#count(this.n - 1, 1);
@@ -116,8 +132,15 @@ export class Cover {
     const k = this.space.k;
     this.#count(r, -1);
     this.n--;
-    if (r === this.n) return;
     const last = this.n;
+    for (let c = 0; c < k; c++) {
+      this.#mark(r, c, this.at(r, c), false);
+      if (r !== last) {
+        this.#mark(last, c, this.at(last, c), false);
+        this.#mark(r, c, this.at(last, c), true);
+      }
+    }
+    if (r === last) return;
     this.rows.copyWithin(r * k, last * k, last * k + k);
     this.#unique.copyWithin(r * k, last * k, last * k + k);
     // The last row is now row r: the pairs it holds name it by its new number.
@@ -125,18 +148,19 @@ export class Cover {
     for (let i = 0; i < k; i++) {
       for (let j = i + 1; j < k; j++) {
         const p = space.index(i, this.at(r, i), j, this.at(r, j));
-        this.#holders[p] = (this.#holders[p] as number) ^ last ^ r;
+        this.#held[2 * p + 1] = (this.#held[2 * p + 1] as number) ^ last ^ r;
       }
     }
   }
 
   /** Number of pairs in row r that no other row holds. */
   uniquePairs(r: number): number {
-    const { space, counts } = this;
+    const { space } = this;
+    const held = this.#held;
     let unique = 0;
     for (let i = 0; i < space.k; i++) {
       for (let j = i + 1; j < space.k; j++) {
-        if (counts[space.index(i, this.at(r, i), j, this.at(r, j))] === 1) unique++;
+        if (held[2 * space.index(i, this.at(r, i), j, this.at(r, j))] === 1) unique++;
       }
     }
     return unique;
@@ -147,7 +171,8 @@ export class Cover {
    * would put a forbidden pair in the row.
    */
   delta(r: number, c: number, v: number): number {
-    const { space, counts, rows } = this;
+    const { space, rows } = this;
+    const held = this.#held;
     const { k, offset, mulOwn, mulOther } = space;
     const base = r * k;
     if (rows[base + c] === v) return 0;
@@ -173,7 +198,7 @@ export class Cover {
         (rows[base + j] as number) * (mulOther[o] as number) +
         v * (mulOwn[o] as number);
       if (forbidden !== null && forbidden[gained] === 1) return INVALID;
-      if (counts[gained] === 0) d--;
+      if (held[2 * gained] === 0) d--;
     }
     return d;
   }
@@ -186,8 +211,7 @@ export class Cover {
     const old = rows[base + c] as number;
     if (old === v) return;
     // #drop then #hold for each other axis, written out: this is the search's innermost loop.
-    const counts = this.counts;
-    const holders = this.#holders;
+    const held = this.#held;
     const unique = this.#unique;
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
@@ -195,10 +219,10 @@ export class Cover {
       const shared = (offset[o] as number) + (rows[base + j] as number) * (mulOther[o] as number);
       const own = mulOwn[o] as number;
       const lost = shared + old * own;
-      const left = (counts[lost] as number) - 1;
-      counts[lost] = left;
-      const keeper = (holders[lost] as number) ^ r;
-      holders[lost] = keeper;
+      const left = (held[2 * lost] as number) - 1;
+      held[2 * lost] = left;
+      const keeper = (held[2 * lost + 1] as number) ^ r;
+      held[2 * lost + 1] = keeper;
       if (left === 0) {
         this.#open(lost);
         unique[base + c] = (unique[base + c] as number) - 1;
@@ -208,10 +232,10 @@ export class Cover {
         unique[keeper * k + j] = (unique[keeper * k + j] as number) + 1;
       }
       const made = shared + v * own;
-      const before = counts[made] as number;
-      counts[made] = before + 1;
-      const others = holders[made] as number;
-      holders[made] = others ^ r;
+      const before = held[2 * made] as number;
+      held[2 * made] = before + 1;
+      const others = held[2 * made + 1] as number;
+      held[2 * made + 1] = others ^ r;
       if (before === 0) {
         this.#close(made);
         unique[base + c] = (unique[base + c] as number) + 1;
@@ -222,6 +246,26 @@ export class Cover {
       }
     }
     rows[base + c] = v;
+    this.#mark(r, c, old, false);
+    this.#mark(r, c, v, true);
+  }
+
+  /** Sets (or clears) row r's bit in the row set of axis c's value v. */
+  #mark(r: number, c: number, v: number, on: boolean): void {
+    const at = ((this.valueBase[c] as number) + v) * this.words + (r >>> 5);
+    const bit = 1 << (r & 31);
+    this.rowBits[at] = on
+      ? (this.rowBits[at] as number) | bit
+      : (this.rowBits[at] as number) & ~bit;
+  }
+
+  #widenRowBits(words: number): void {
+    if (words === this.words) return;
+    const wider = new Int32Array(this.deficit.length * words);
+    for (let value = 0; value < this.deficit.length; value++)
+      wider.set(this.rowBits.subarray(value * this.words, (value + 1) * this.words), value * words);
+    this.rowBits = wider;
+    this.words = words;
   }
 
   #count(r: number, step: 1 | -1): void {
@@ -237,25 +281,25 @@ export class Cover {
 
   /** Row r, on axes i and j, now holds pair p. */
   #hold(p: number, r: number, i: number, j: number): void {
-    const { counts } = this;
-    const before = counts[p] as number;
+    const held = this.#held;
+    const before = held[2 * p] as number;
     if (before === 0) this.#close(p);
-    counts[p] = before + 1;
-    this.#holders[p] = (this.#holders[p] as number) ^ r;
+    held[2 * p] = before + 1;
+    held[2 * p + 1] = (held[2 * p + 1] as number) ^ r;
     if (before === 0) this.#shiftUnique(r, i, j, 1);
-    else if (before === 1) this.#shiftUnique((this.#holders[p] as number) ^ r, i, j, -1);
+    else if (before === 1) this.#shiftUnique((held[2 * p + 1] as number) ^ r, i, j, -1);
   }
 
   /** Row r, on axes i and j, no longer holds pair p. */
   #drop(p: number, r: number, i: number, j: number): void {
-    const { counts } = this;
-    const left = (counts[p] as number) - 1;
-    counts[p] = left;
-    this.#holders[p] = (this.#holders[p] as number) ^ r;
+    const held = this.#held;
+    const left = (held[2 * p] as number) - 1;
+    held[2 * p] = left;
+    held[2 * p + 1] = (held[2 * p + 1] as number) ^ r;
     if (left === 0) {
       this.#open(p);
       this.#shiftUnique(r, i, j, -1);
-    } else if (left === 1) this.#shiftUnique(this.#holders[p] as number, i, j, 1);
+    } else if (left === 1) this.#shiftUnique(held[2 * p + 1] as number, i, j, 1);
   }
 
   #shiftUnique(r: number, i: number, j: number, step: number): void {

@@ -10,7 +10,7 @@ import { completeRow, type ValueRanking } from "./rows.ts";
  * rest are sorted only if it is refused.
  */
 export function rankByGain(cover: Cover, rng: Rng): ValueRanking {
-  const { space, counts, target } = cover;
+  const { space, target } = cover;
   const forbidden = space.forbidden;
   // One buffer per axis: a search holds the rankings of different axes at once, never two of one.
   const scores = Array.from(
@@ -41,7 +41,7 @@ export function rankByGain(cover: Cover, rng: Rng): ValueRanking {
           gained = REFUSED;
           break;
         }
-        if (counts[p] === 0 && target[p] === 1) gained++;
+        if (cover.count(p) === 0 && target[p] === 1) gained++;
       }
       score[v] = gained;
       // Every value draws, fitting or not, so the stream is the same whatever the constraints.

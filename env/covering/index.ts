@@ -87,8 +87,9 @@ export function coveringArrayOver(
   }
 
   const shrink = rng.fork("shrink");
-  while (budget > 0 && best.length > lowerBound) {
-    const cover = coverOf(space, reach, best);
+  // A repaired cover holds exactly the rows of `best`, in order, so the next removal starts from it.
+  const cover = budget > 0 && best.length > lowerBound ? coverOf(space, reach, best) : null;
+  while (cover !== null && best.length > lowerBound) {
     cover.removeRow(fewestUniquePairs(cover, shrink));
     const result = repair(cover, { rng: shrink, maxIterations: budget, tenure: TENURE });
     iterations += result.iterations;

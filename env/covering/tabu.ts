@@ -40,32 +40,34 @@ export function repair(
     let moveAxis = -1;
     let moveValue = -1;
     let ties = 0;
-    const rows = cover.rows;
-    for (let r = 0; r < cover.n; r++) {
-      let c: number;
-      let v: number;
-      if (rows[r * k + i] === a) {
-        c = j;
-        v = b;
-      } else if (rows[r * k + j] === b) {
-        c = i;
-        v = a;
-      } else continue;
-      if (frozen[c] === 1) continue;
-      const d = cover.delta(r, c, v);
-      if (d === INVALID) continue;
-      if ((tabuUntil[r * k + c] as number) > iteration && cover.uncoveredCount + d >= best)
-        continue;
-      if (d < bestDelta) {
-        bestDelta = d;
-        ties = 1;
-        moveRow = r;
-        moveAxis = c;
-        moveValue = v;
-      } else if (d === bestDelta && rng.int(++ties) === 0) {
-        moveRow = r;
-        moveAxis = c;
-        moveValue = v;
+    // The rows holding a or b, in row order, from the two values' row sets.
+    const { rowBits, words, valueBase } = cover;
+    const withA = ((valueBase[i] as number) + a) * words;
+    const withB = ((valueBase[j] as number) + b) * words;
+    for (let w = 0, rest = 0; w < words; w++) {
+      for (rest = (rowBits[withA + w] as number) | (rowBits[withB + w] as number); rest !== 0; ) {
+        const low = rest & -rest;
+        rest ^= low;
+        const r = (w << 5) + 31 - Math.clz32(low);
+        const holdsA = ((rowBits[withA + w] as number) & low) !== 0;
+        const c = holdsA ? j : i;
+        const v = holdsA ? b : a;
+        if (frozen[c] === 1) continue;
+        const d = cover.delta(r, c, v);
+        if (d === INVALID) continue;
+        if ((tabuUntil[r * k + c] as number) > iteration && cover.uncoveredCount + d >= best)
+          continue;
+        if (d < bestDelta) {
+          bestDelta = d;
+          ties = 1;
+          moveRow = r;
+          moveAxis = c;
+          moveValue = v;
+        } else if (d === bestDelta && rng.int(++ties) === 0) {
+          moveRow = r;
+          moveAxis = c;
+          moveValue = v;
+        }
       }
     }
     if (moveRow >= 0) {
