@@ -256,8 +256,8 @@ export class RowSink {
     await this.writeLine(`${JSON.stringify(row)}\n`);
   }
 
-  /** Appends one row already written as its JSON line (newline included). */
-  async writeLine(line: string): Promise<void> {
+  /** Appends one row already written as its JSON line (newline included), as text or UTF-8 bytes. */
+  async writeLine(line: string | Uint8Array): Promise<void> {
     if (this.#failure) throw this.#failure;
     // A stream that fails while the run waits for it to drain never drains: the wait ends on either.
     if (!this.#stream.write(line)) await once(this.#stream, "drain").catch(() => {});

@@ -15,9 +15,9 @@ const IN_FLIGHT_PER_WORKER = 32;
  */
 const BATCH = 8;
 
-/** A row played by a worker: its JSON line, its tally facts, and the row itself when asked for. */
+/** A row played by a worker: its JSON line (as UTF-8 bytes), its tally facts, and the row itself when asked for. */
 export interface PlayedRow {
-  line: string;
+  line: string | Uint8Array;
   facts: RowFacts;
   row?: Row;
 }

@@ -20,7 +20,11 @@ export interface PlayRequest {
   rollout: number;
 }
 
-/** A worker's answer: the row's JSON line and its tally facts, or what went wrong. */
+/**
+ * A worker's answer: the row's JSON line as UTF-8 bytes and its tally facts, or what went wrong.
+ * The bytes of a batch's lines share one buffer that is moved to the main thread, not copied, so
+ * the thread writing the file neither copies nor encodes them.
+ */
 export type PlayReply =
-  | { id: number; line: string; facts: RowFacts; row?: Row }
+  | { id: number; line: Uint8Array; facts: RowFacts; row?: Row }
   | { id: number; error: string };
