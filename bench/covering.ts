@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { coveringArray } from "../env/covering/index.ts";
+import { greedyBaseline } from "./greedy-baseline.ts";
 
 interface Grid {
   name: string;
@@ -34,6 +35,8 @@ const GRIDS: Grid[] = [
 const SIX_AXIS_SLACK = 1.05;
 /** Target when PICT can be run here: our CPU time within this many times its time. */
 const PICT_TIME_RATIO = 20;
+/** Timed runs of our greedy baseline per grid (it takes milliseconds): the least counts. */
+const BASELINE_RUNS = 5;
 
 function seconds(start: number): string {
   return ((performance.now() - start) / 1000).toFixed(2);
@@ -43,6 +46,18 @@ function seconds(start: number): string {
 function cpuSeconds(start: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1e6;
+}
+
+/** Rows of our greedy baseline ({@link greedyBaseline}) and its least CPU seconds over a few runs. */
+function runBaseline(levels: number[]): { rows: number; cpu: number } {
+  let rows = greedyBaseline(levels, 1).length;
+  let cpu = Number.POSITIVE_INFINITY;
+  for (let run = 0; run < BASELINE_RUNS; run++) {
+    const start = process.cpuUsage();
+    rows = greedyBaseline(levels, 1).length;
+    cpu = Math.min(cpu, cpuSeconds(start));
+  }
+  return { rows, cpu };
 }
 
 /** Whether a `pict` binary is on the PATH (Debian packages none; it is not downloaded). */
@@ -68,7 +83,9 @@ function runPict(levels: number[], dir: string): { rows: number; seconds: number
 
 /**
  * Prints our rows, the bound, the published sizes and the generation time (wall and CPU) for each
- * grid, and PICT's rows and time measured in the same run when `pict` is installed.
+ * grid; the rows and CPU time of our greedy baseline (one plain greedy row at a time, the class of
+ * algorithm PICT uses; not PICT) measured in the same run, and our CPU time as a multiple of it;
+ * and PICT's rows and time measured in the same run when `pict` is installed.
  */
 export function run(): void {
   const pict = pictInstalled();
@@ -80,6 +97,9 @@ export function run(): void {
     "rows",
     "total s",
     "cpu s",
+    "base rows",
+    "base cpu s",
+    "cpu/base",
     "bound",
     "best",
     "PICT",
@@ -101,6 +121,7 @@ export function run(): void {
       const result = coveringArray({ levels: grid.levels }, { seed: 1 });
       const cpu = cpuSeconds(cpuStart);
       const total = seconds(start);
+      const baseline = runBaseline(grid.levels);
       const measured = pict ? runPict(grid.levels, dir) : null;
       const rows = result.rows.length;
       const best = grid.best ?? result.lowerBound;
@@ -118,6 +139,9 @@ export function run(): void {
         String(rows),
         total,
         cpu.toFixed(2),
+        String(baseline.rows),
+        baseline.cpu.toFixed(4),
+        (cpu / baseline.cpu).toFixed(0),
         String(result.lowerBound),
         String(best),
         grid.pict === undefined ? "-" : String(grid.pict),
@@ -140,6 +164,9 @@ export function run(): void {
   );
   console.log(format(header));
   for (const line of lines) console.log(format(line));
+  console.log(
+    `base = our greedy baseline (bench/greedy-baseline.ts: one plain greedy row at a time, the class of algorithm PICT uses; it is not PICT), least CPU of ${BASELINE_RUNS} runs; cpu/base = our CPU time over it`,
+  );
   console.log(
     pict
       ? `PICT measured here (pict on the PATH): classic grids also within ${PICT_TIME_RATIO}× its time`
