@@ -203,6 +203,17 @@ export class Cover {
     return d;
   }
 
+  /**
+   * A floor under {@link Cover.delta}(r, c, v): the pairs only the row holds on axis c are lost, and
+   * at most every uncovered pair of v is gained. Fails to be a floor only for an unchanged cell (0).
+   */
+  leastDelta(r: number, c: number, v: number): number {
+    return (
+      (this.#unique[r * this.space.k + c] as number) -
+      (this.deficit[(this.valueBase[c] as number) + v] as number)
+    );
+  }
+
   /** Sets row r's axis c to v, keeping every counter current. */
   set(r: number, c: number, v: number): void {
     const { space, rows } = this;

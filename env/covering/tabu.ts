@@ -53,10 +53,13 @@ export function repair(
         const c = holdsA ? j : i;
         const v = holdsA ? b : a;
         if (frozen[c] === 1) continue;
+        // A move whose least possible change could neither be taken nor tie is not worked out.
+        const tabu = (tabuUntil[r * k + c] as number) > iteration;
+        const least = cover.leastDelta(r, c, v);
+        if (least > bestDelta || (tabu && cover.uncoveredCount + least >= best)) continue;
         const d = cover.delta(r, c, v);
         if (d === INVALID) continue;
-        if ((tabuUntil[r * k + c] as number) > iteration && cover.uncoveredCount + d >= best)
-          continue;
+        if (tabu && cover.uncoveredCount + d >= best) continue;
         if (d < bestDelta) {
           bestDelta = d;
           ties = 1;

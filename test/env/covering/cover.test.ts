@@ -52,7 +52,7 @@ const scenarios = fc
   );
 
 describe("Cover", () => {
-  it("keeps its open lists, row bitsets and move deltas equal to a recount from its rows, through edits", () => {
+  it("keeps its open lists, row bitsets and move deltas equal to a recount from its rows, and the delta floor under the delta, through edits", () => {
     fc.assert(
       fc.property(scenarios, ({ levels, withForbidden, forbidden, rows, edits }) => {
         const k = levels.length;
@@ -89,6 +89,8 @@ describe("Cover", () => {
             const value = v % (levels[axis] as number);
             const delta = cover.delta(row, axis, value);
             expect(delta).toBe(bruteDelta(cover, row, axis, value));
+            if (delta !== INVALID && cover.at(row, axis) !== value)
+              expect(cover.leastDelta(row, axis, value)).toBeLessThanOrEqual(delta);
             if (delta !== INVALID) cover.set(row, axis, value);
           } else if (kind === 1 && cover.n > 0) cover.removeRow(r % cover.n);
           else add(Array.from({ length: k }, (_, axis) => (r + axis * v) % 5));
