@@ -68,7 +68,11 @@ export function greedyBaseline(levels: readonly number[], seed: number): number[
 }
 
 /** The axes and values of pair p: [i, a, j, b] with i < j. */
-function decode(p: number, levels: readonly number[], offset: Int32Array): number[] {
+function decode(
+  p: number,
+  levels: readonly number[],
+  offset: Int32Array,
+): [number, number, number, number] {
   const k = levels.length;
   // Blocks lie in (i, j) order: the last one starting at or before p holds it.
   for (let i = k - 2; i >= 0; i--) {

@@ -31,6 +31,8 @@ export class Cover {
   readonly openBase: Int32Array;
   readonly openAxis: Int32Array;
   readonly openValue: Int32Array;
+  /** The other side as one number, `valueBase[axis] + value`. */
+  readonly openPartner: Int32Array;
   readonly #openPair: Int32Array;
   /** Per pair, its slot in its lower axis value's open list and in its higher one's. */
   readonly #slotA: Int32Array;
@@ -70,6 +72,7 @@ export class Cover {
     }
     this.openAxis = new Int32Array(slots);
     this.openValue = new Int32Array(slots);
+    this.openPartner = new Int32Array(slots);
     this.#openPair = new Int32Array(slots);
     this.#slotA = new Int32Array(space.size);
     this.#slotB = new Int32Array(space.size);
@@ -354,6 +357,7 @@ export class Cover {
     this.deficit[value] = (this.deficit[value] as number) + 1;
     this.openAxis[slot] = axis;
     this.openValue[slot] = other;
+    this.openPartner[slot] = (this.valueBase[axis] as number) + other;
     this.#openPair[slot] = p;
     return slot;
   }
@@ -367,6 +371,7 @@ export class Cover {
     const moved = this.#openPair[last] as number;
     this.openAxis[slot] = this.openAxis[last] as number;
     this.openValue[slot] = this.openValue[last] as number;
+    this.openPartner[slot] = this.openPartner[last] as number;
     this.#openPair[slot] = moved;
     // The moved pair names this value on its lower axis side or on its higher one.
     if (this.#slotA[moved] === last) this.#slotA[moved] = slot;

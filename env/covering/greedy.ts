@@ -106,38 +106,46 @@ export function greedyRows(cover: Cover, rng: Rng, candidates: number): void {
 /**
  * {@link completeRow} with {@link rankByGain} for a problem without forbidden pairs, drawing the
  * same numbers and choosing the same values, and returning the row's gain ({@link Cover.gain}).
- * Each value placed adds one to every value it has an uncovered pair with, so an axis reads its
- * values' scores instead of pairing each with every placed axis.
+ * A value's score is the number of placed values it has an uncovered pair with: each value placed
+ * adds one to the score of every value in its open list, so an axis reads its values' scores
+ * instead of pairing each with every placed axis, and the gain is the sum of the scores taken.
  */
 function freeCompletion(cover: Cover, rng: Rng): (row: Int32Array, order: number[]) => number {
-  const { space, valueBase, deficit, openBase, openAxis, openValue } = cover;
+  const { space, valueBase, deficit, openBase, openPartner } = cover;
+  const { k, levels } = space;
   const score = new Int32Array(deficit.length);
-  const tie = new Float64Array(Math.max(...space.levels));
-  const place = (c: number, v: number): number => {
+  const tie = new Float64Array(Math.max(...levels));
+  const place = (row: Int32Array, c: number, v: number, last: boolean): number => {
+    row[c] = v;
     const value = (valueBase[c] as number) + v;
-    const from = openBase[value] as number;
-    for (let s = from; s < from + (deficit[value] as number); s++) {
-      const partner = (valueBase[openAxis[s] as number] as number) + (openValue[s] as number);
-      score[partner] = (score[partner] as number) + 1;
+    // The last value placed has no one left to score for.
+    if (!last) {
+      const from = openBase[value] as number;
+      const to = from + (deficit[value] as number);
+      for (let s = from; s < to; s++) {
+        const partner = openPartner[s] as number;
+        score[partner] = (score[partner] as number) + 1;
+      }
     }
     return score[value] as number;
   };
   return (row, order) => {
     score.fill(0);
     let gain = 0;
-    for (let c = 0; c < space.k; c++)
-      if ((row[c] as number) >= 0) gain += place(c, row[c] as number);
+    let left = 0;
+    for (let c = 0; c < k; c++) if ((row[c] as number) < 0) left++;
+    for (let c = 0; c < k; c++)
+      if ((row[c] as number) >= 0) gain += place(row, c, row[c] as number, false);
     for (const c of order) {
       if ((row[c] as number) >= 0) continue;
       const base = valueBase[c] as number;
       let best = 0;
-      for (let v = 0; v < (space.levels[c] as number); v++) {
+      for (let v = 0; v < (levels[c] as number); v++) {
         tie[v] = rng.next();
         const d = (score[base + v] as number) - (score[base + best] as number);
         if (d > 0 || (d === 0 && (tie[v] as number) < (tie[best] as number))) best = v;
       }
-      row[c] = best;
-      gain += place(c, best);
+      gain += place(row, c, best, --left === 0);
     }
     return gain;
   };

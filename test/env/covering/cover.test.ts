@@ -3,15 +3,25 @@ import { describe, expect, it } from "vitest";
 import { Cover, INVALID } from "../../../env/covering/cover.ts";
 import { PairSpace, reachablePairs } from "../../../env/covering/index.ts";
 
+/** How many of the rows hold each pair. */
+function countPairs(space: PairSpace, rows: readonly number[][]): Int32Array {
+  const counts = new Int32Array(space.size);
+  for (const row of rows) {
+    for (let i = 0; i < space.k; i++) {
+      for (let j = i + 1; j < space.k; j++) {
+        const p = space.index(i, row[i] as number, j, row[j] as number);
+        counts[p] = (counts[p] as number) + 1;
+      }
+    }
+  }
+  return counts;
+}
+
 /** What the cover's incremental tables must hold, recounted from its rows alone. */
 function recount(cover: Cover) {
   const { space } = cover;
   const rows = Array.from({ length: cover.n }, (_, r) => Array.from(cover.row(r)));
-  const counts = new Int32Array(space.size);
-  for (const row of rows)
-    for (let i = 0; i < space.k; i++)
-      for (let j = i + 1; j < space.k; j++)
-        counts[space.index(i, row[i] as number, j, row[j] as number)]++;
+  const counts = countPairs(space, rows);
   const open = (p: number) => cover.target[p] === 1 && counts[p] === 0;
   return { rows, counts, open };
 }
@@ -25,11 +35,7 @@ function bruteDelta(cover: Cover, r: number, c: number, v: number): number {
   for (let j = 0; j < space.k; j++)
     if (j !== c && space.forbidden?.[space.index(c, v, j, row[j] as number)] === 1) return INVALID;
   row[c] = v;
-  const counts = new Int32Array(space.size);
-  for (const each of rows)
-    for (let i = 0; i < space.k; i++)
-      for (let j = i + 1; j < space.k; j++)
-        counts[space.index(i, each[i] as number, j, each[j] as number)]++;
+  const counts = countPairs(space, rows);
   let after = 0;
   for (let p = 0; p < space.size; p++) if (cover.target[p] === 1 && counts[p] === 0) after++;
   return after - before;
