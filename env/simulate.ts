@@ -420,7 +420,7 @@ async function agentOf(target: unknown): Promise<Agent> {
   throw new InputError("simulate target", [
     {
       path: "",
-      message: `"${target.slice(0, 60)}" is not a spec file; drafting an agent from a sentence is not available yet, so pass a spec object or a path to a JSON spec`,
+      message: `"${target.slice(0, 60)}" is not a spec file: expected a spec object or a path to a JSON spec; to start from a sentence, draft a spec with draftAgent(sentence) and pass its spec and draft`,
     },
   ]);
 }

@@ -188,7 +188,9 @@ describe("simulate: files", () => {
     );
     await expect(
       simulate("a personal finance assistant that confirms before it moves money"),
-    ).rejects.toThrow(/not a spec file/);
+    ).rejects.toThrow(
+      /not a spec file: expected a spec object or a path to a JSON spec; to start from a sentence, draft a spec with draftAgent/,
+    );
   });
 });
 
