@@ -207,14 +207,11 @@ export class Cover {
   }
 
   /**
-   * A floor under {@link Cover.delta}(r, c, v): the pairs only the row holds on axis c are lost, and
-   * at most every uncovered pair of v is gained. Fails to be a floor only for an unchanged cell (0).
+   * Pairs row r holds on axis c that no other row holds: lost whatever c becomes. Less the new
+   * value's uncovered pairs ({@link Cover.deficit}), a floor under {@link Cover.delta}.
    */
-  leastDelta(r: number, c: number, v: number): number {
-    return (
-      (this.#unique[r * this.space.k + c] as number) -
-      (this.deficit[(this.valueBase[c] as number) + v] as number)
-    );
+  loss(r: number, c: number): number {
+    return this.#unique[r * this.space.k + c] as number;
   }
 
   /** Sets row r's axis c to v, keeping every counter current. */

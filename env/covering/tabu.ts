@@ -41,9 +41,12 @@ export function repair(
     let moveValue = -1;
     let ties = 0;
     // The rows holding a or b, in row order, from the two values' row sets.
-    const { rowBits, words, valueBase } = cover;
+    const { rowBits, words, valueBase, deficit } = cover;
     const withA = ((valueBase[i] as number) + a) * words;
     const withB = ((valueBase[j] as number) + b) * words;
+    // A row holding a would take b, and one holding b would take a: at most this many pairs to gain.
+    const openOfB = deficit[(valueBase[j] as number) + b] as number;
+    const openOfA = deficit[(valueBase[i] as number) + a] as number;
     for (let w = 0, rest = 0; w < words; w++) {
       for (rest = (rowBits[withA + w] as number) | (rowBits[withB + w] as number); rest !== 0; ) {
         const low = rest & -rest;
@@ -55,7 +58,7 @@ export function repair(
         if (frozen[c] === 1) continue;
         // A move whose least possible change could neither be taken nor tie is not worked out.
         const tabu = (tabuUntil[r * k + c] as number) > iteration;
-        const least = cover.leastDelta(r, c, v);
+        const least = cover.loss(r, c) - (holdsA ? openOfB : openOfA);
         if (least > bestDelta || (tabu && cover.uncoveredCount + least >= best)) continue;
         const d = cover.delta(r, c, v);
         if (d === INVALID) continue;
