@@ -32,6 +32,8 @@ interface IntentWords {
   tool: ToolModel;
   name: RegExp;
   actions: RegExp;
+  /** Which of the spec's distinct action patterns this is: tools of one verb family share one. */
+  family: number;
   /** Words of the name besides its verb ("account", "summary"). */
   rest: RegExp[];
   wrapped: RegExp | null;
@@ -45,15 +47,19 @@ const cache = new WeakMap<WorldModel, IntentWords[]>();
 function wordsOf(model: WorldModel): IntentWords[] {
   let words = cache.get(model);
   if (words) return words;
+  const families = new Map<string, number>();
   words = [...model.tools.values()]
     .filter((t) => t.kind !== "utility")
     .map((tool) => {
       const w = toolWords(tool.tool);
       const nouns = w.nouns.filter((n) => n.length > 2);
+      const actions = new RegExp((phrasePattern(w.actions) as RegExp).source, "gi");
+      if (!families.has(actions.source)) families.set(actions.source, families.size);
       return {
         tool,
         name: phrasePattern(w.names) as RegExp,
-        actions: new RegExp((phrasePattern(w.actions) as RegExp).source, "gi"),
+        actions,
+        family: families.get(actions.source) as number,
         rest: nameParts(snake(tool.tool.name).split("_"))
           .filter((x) => x.length > 2 && x !== w.verb && !/^(the|and|for|by|with|from)$/.test(x))
           .map((x) => phrasePattern([x, `${x}s`]) as RegExp),
@@ -120,15 +126,24 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
   const words = untypo(text.toLowerCase().replace(QUOTED, " "), model);
   const scores: { tool: ToolModel; score: number }[] = [];
   // Tools of one verb family share their action pattern: its first action is found once.
-  const actions = new Map<string, RegExpExecArray | undefined>();
+  // With it, the words right after it: what the action is about ("check my bill").
+  const actions: ({ found: RegExpExecArray | null; after: string } | undefined)[] = [];
   for (const w of wordsOf(model)) {
     let score = 0;
-    const key = `${w.actions.flags}/${w.actions.source}`;
-    let found = actions.get(key);
-    if (found === undefined && !actions.has(key)) {
-      found = firstAction(words, w.actions);
-      actions.set(key, found);
+    let family = actions[w.family];
+    if (family === undefined) {
+      const first = firstAction(words, w.actions) ?? null;
+      const after = first
+        ? words
+            .slice(first.index + first[0].length)
+            .split(/\s+/)
+            .slice(0, 4)
+            .join(" ")
+        : "";
+      family = { found: first, after };
+      actions[w.family] = family;
     }
+    const { found, after } = family;
     if (w.tool.kind === "handoff") {
       // Asked for "a pharmacist", the hand-off to pharmacists beats the one to the general desk.
       score = wantsHuman(words) ? 4 + w.rest.filter((part) => part.test(words)).length : 0;
@@ -149,11 +164,6 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
       if (named.some((param) => readValue(model, w.tool, param, text, false))) score++;
       // "check my bill": the thing right after the action is what it is about.
       if (found) {
-        const after = words
-          .slice(found.index + found[0].length)
-          .split(/\s+/)
-          .slice(0, 4)
-          .join(" ");
         if (w.rest.some((part) => part.test(after))) score++;
       } else if (w.wrapped?.test(words)) score += 2;
       const covered = w.rest.filter((part) => part.test(words)).length;
