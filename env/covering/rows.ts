@@ -87,8 +87,10 @@ export function reachablePairs(space: PairSpace): Reachability {
   const checked = new Uint8Array(space.size);
   const implied: number[] = [];
   const allAxes = Array.from({ length: space.k }, (_, c) => c);
-  const byIndex: ValueRanking = (_row, c) =>
-    Array.from({ length: space.levels[c] as number }, (_, v) => v);
+  const inOrder = Array.from({ length: space.k }, (_, c) =>
+    Array.from({ length: space.levels[c] as number }, (_, v) => v),
+  );
+  const byIndex: ValueRanking = (_row, c) => inOrder[c] as number[];
   const row = new Int32Array(space.k);
   let forbiddenCount = 0;
   for (let p = 0; p < space.size; p++) {
