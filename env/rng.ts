@@ -8,29 +8,30 @@ export type Seed = number | string;
  * from the run seed and a label path, so adding a draw in one place never shifts another stream.
  */
 export class Rng {
-  readonly #next: () => number;
+  /** The generator, seeded at the first draw: many streams only fork others and never draw. */
+  #generator: (() => number) | null = null;
   readonly key: string;
 
   constructor(seed: Seed, ...labels: string[]) {
     this.key = [String(seed), ...labels].join("/");
-    this.#next = seedrandom.alea(this.key);
   }
 
   /** A float in [0, 1). */
   next(): number {
-    return this.#next();
+    this.#generator ??= seedrandom.alea(this.key);
+    return this.#generator();
   }
 
   /** An integer in [0, n). */
   int(n: number): number {
     if (!Number.isInteger(n) || n <= 0)
       throw new RangeError(`Rng.int: expected a positive integer, got ${n}`);
-    return Math.floor(this.#next() * n);
+    return Math.floor(this.next() * n);
   }
 
   /** True with probability p. */
   chance(p: number): boolean {
-    return this.#next() < p;
+    return this.next() < p;
   }
 
   /** One element of a non-empty array. */
@@ -58,6 +59,6 @@ export class Rng {
 
   /** A 32-bit unsigned integer, for seeding things derived from this stream. */
   uint32(): number {
-    return Math.floor(this.#next() * 0x1_0000_0000);
+    return Math.floor(this.next() * 0x1_0000_0000);
   }
 }
