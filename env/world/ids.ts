@@ -204,7 +204,11 @@ function* shapes(params: IdParameter[], prefix: string): Generator<IdFormat> {
       source: "example",
       numeric: false,
       make: (rng) => widened.replace(/\d/g, () => digits(rng, 1)),
-      locate: finder(new RegExp(`(?<![\\w#-])${shape}(?![\\w-])`, "g")),
+      locate: finder(
+        new RegExp(`(?<![\\w#-])${shape}(?![\\w-])`, "g"),
+        0,
+        widened.slice(0, widened.search(/\d/)),
+      ),
     });
   }
   for (const pattern of patterns) {
@@ -324,7 +328,11 @@ function defaultShape(prefix: string, params: IdParameter[]): IdFormat {
     source: "default",
     numeric: false,
     make: (rng) => `${lead}${digits(rng, count)}`,
-    locate: finder(new RegExp(`(?<![\\w-])${regexLiteral(lead)}\\d{${count}}(?![\\w-])`, "g")),
+    locate: finder(
+      new RegExp(`(?<![\\w-])${regexLiteral(lead)}\\d{${count}}(?![\\w-])`, "g"),
+      0,
+      lead,
+    ),
   });
 }
 
@@ -342,12 +350,17 @@ function widen(example: string): string {
   return example.slice(0, at) + "0".repeat(MIN_DIGITS - total) + example.slice(at);
 }
 
-/** Matches of a shape that are long enough and not the digits of an amount or a decimal. */
-function finder(match: RegExp, minLength = 0): (text: string) => IdMatch[] {
-  return kept(
+/**
+ * Matches of a shape that are long enough and not the digits of an amount or a decimal. A shape
+ * that starts with literal text (`ORD-`) is not looked for in a text without it: most texts an
+ * episode reads are searched for every entity's ids, and hold few of them.
+ */
+function finder(match: RegExp, minLength = 0, lead = ""): (text: string) => IdMatch[] {
+  const search = kept(
     (text) => [...text.matchAll(match)].map((m) => ({ value: m[0], at: m.index })),
     minLength,
   );
+  return lead === "" ? search : (text) => (text.includes(lead) ? search(text) : []);
 }
 
 /** The matches a search finds that are long enough and not the digits of an amount or a decimal. */
