@@ -4,7 +4,8 @@ const days = new Map<number, string>();
 
 /** The UTC date of a moment as `YYYY-MM-DD`, as `toISOString().slice(0, 10)` writes it. */
 export function isoDay(ms: number): string {
-  const day = Math.floor(ms / DAY);
+  // A small integer key: a Map looks it up far faster than the float Math.floor returns.
+  const day = Math.floor(ms / DAY) | 0;
   let text = days.get(day);
   if (text === undefined) {
     text = new Date(day * DAY).toISOString().slice(0, 10);
