@@ -2,7 +2,16 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { WebSocketServer } from "ws";
+import {
+  Agent,
+  Episode,
+  OfflineWriter,
+  offlineUser,
+  Planner,
+  SituationPool,
+} from "../env/index.ts";
 import { serve } from "../server/index.ts";
+import { DEFAULTS } from "../spec/index.ts";
 
 const spawnLoad = promisify(execFile);
 const SPEC = new URL("../examples/retail-orders.json", import.meta.url).pathname;
@@ -60,6 +69,55 @@ function histogramQuantile(metrics: string, q: number): number {
   return Number.NaN;
 }
 
+/**
+ * The engine alone, in this process, with no socket, envelope or session: episodes dealt as the
+ * server deals them, each played with the load generator's turns (a lookup, then a question, in
+ * turn), its row taken when it ends as the server takes it for a freeze. Steps per second on one
+ * core: what any server of this engine could serve at most, on one core.
+ */
+async function bareEngine(seconds: number): Promise<number> {
+  const agent = await Agent.load(SPEC);
+  const plan = new Planner(agent, { rows: DEFAULTS.rows });
+  const situations = new SituationPool(agent, [...plan.walk()]);
+  const lookup = (n: number) => ({
+    role: "assistant" as const,
+    content: null,
+    tool_calls: [
+      {
+        id: `call_${n}`,
+        type: "function" as const,
+        function: {
+          name: "get_order",
+          arguments: `{"order_id":"W${String(n).padStart(7, "0")}"}`,
+        },
+      },
+    ],
+  });
+  const question = {
+    role: "assistant" as const,
+    content: "Could you tell me the order id, please?",
+  };
+  const deadline = performance.now() + seconds * 1000;
+  const started = performance.now();
+  let steps = 0;
+  while (performance.now() < deadline) {
+    const episode = new Episode({
+      spec: agent,
+      situations,
+      maxTurns: 1000,
+      writer: new OfflineWriter(),
+      userModel: offlineUser,
+    });
+    let { done } = await episode.reset();
+    for (let turn = 1; !done; turn++) {
+      ({ done } = await episode.step(turn % 2 === 1 ? lookup(turn) : question));
+      steps++;
+    }
+    episode.row();
+  }
+  return steps / ((performance.now() - started) / 1000);
+}
+
 const ms = (value: number) => `${value.toFixed(2)} ms`;
 const rate = (measured: Measured) => measured.steps / measured.seconds;
 
@@ -81,6 +139,10 @@ export async function run(): Promise<void> {
   );
   console.log(
     "  sessions | rehearse steps/s | echo frames/s | ratio | round trip p50 / p99 (rehearse) | (echo)            | server step p50 / p99",
+  );
+  const bare = Math.max(await bareEngine(SECONDS), await bareEngine(SECONDS));
+  console.log(
+    `  the engine alone in this process (no socket, envelope or session), the better of 2 runs: ${bare.toFixed(0)} steps/s on one core`,
   );
   try {
     for (const sessions of SESSIONS) {
@@ -118,6 +180,9 @@ export async function run(): Promise<void> {
       const ratio = envRate / rawRate;
       console.log(
         `  ${String(sessions).padStart(8)} | ${envRate.toFixed(0).padStart(16)} | ${rawRate.toFixed(0).padStart(13)} | ${ratio.toFixed(2).padStart(5)} | ${`${ms(quantile(envSorted, 0.5))} / ${ms(quantile(envSorted, 0.99))}`.padEnd(31)} | ${`${ms(quantile(rawSorted, 0.5))} / ${ms(quantile(rawSorted, 0.99))}`.padEnd(17)} | ${ms(serverP50)} / ${ms(serverP99)}  (${env.resets} resets)`,
+      );
+      console.log(
+        `  ${" ".repeat(8)} | the server keeps ${((envRate / bare) * 100).toFixed(0)}% of the engine alone's steps/s`,
       );
       if (sessions === 64)
         console.log(
