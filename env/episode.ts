@@ -31,7 +31,8 @@ import { openAITool } from "./tools.ts";
 import { copyData } from "./util/copy.ts";
 import { InputError, type InputIssue, issuesOf, messageOf } from "./util/errors.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
-import { type Baseline, createWorld, type World } from "./world/world.ts";
+import { startingWorld } from "./world/starts.ts";
+import type { Baseline, World } from "./world/world.ts";
 
 /** Tool calls one assistant message may make. */
 export const DEFAULT_MAX_TOOL_CALLS = 32;
@@ -172,7 +173,7 @@ export class Episode implements EpisodeDriver {
   }
 
   async #reset(situation: Situation, episodeId: string | undefined): Promise<StepResult> {
-    const world = createWorld({ spec: this.agent, situation });
+    const { world, baseline } = startingWorld(this.agent, situation);
     const persona = samplePersona(this.agent, situation, world);
     const setup = {
       agent: this.agent,
@@ -187,7 +188,7 @@ export class Episode implements EpisodeDriver {
     this.#world = world;
     this.#persona = persona;
     this.#initialState = world.describe();
-    this.#baseline = world.baseline();
+    this.#baseline = baseline;
     this.#user = this.#userModel.start(setup);
     this.#messages = [
       { role: "system", content: this.agent.system_prompt },

@@ -235,7 +235,7 @@ function unindex(
 }
 
 /**
- * A new record holding these fields, with no prototype: a field a spec names `__proto__`,
+ * A new record holding these fields, {@link keyed} by spec names: a field a spec names `__proto__`,
  * `constructor` or `hasOwnProperty` is stored and read like any other, never taken for Object's own.
  */
 export function newRecord(fields: WorldRecord = {}): WorldRecord {
@@ -244,13 +244,11 @@ export function newRecord(fields: WorldRecord = {}): WorldRecord {
 
 /**
  * A copy of a record that shares nothing it could change: calls set a record's fields, they never
- * edit a value inside one, so only object values need copying deeply.
+ * edit a value inside one, so only object values need copying deeply. Objects inside keep their
+ * kind (keyed by spec names, or plain), so a copy reads exactly as the record it copies.
  */
 export function copyRecord(record: WorldRecord): WorldRecord {
   const copy = newRecord();
-  for (const key in record) {
-    const value = record[key];
-    copy[key] = value !== null && typeof value === "object" ? copyData(value) : value;
-  }
+  for (const key in record) copy[key] = copyData(record[key], true);
   return copy;
 }

@@ -40,6 +40,13 @@ export interface Baseline {
   readonly records: ReadonlyMap<string, ReadonlyMap<string, WorldRecord>>;
 }
 
+/** How a world began: its records then, and the person and state it was built with. */
+export interface WorldStart {
+  baseline: Baseline;
+  person: PersonDetails;
+  state: WorldState;
+}
+
 /** What a world is built from. */
 export interface WorldOptions {
   /** The agent spec (validated here) or an {@link Agent}. */
@@ -304,19 +311,33 @@ export class World implements WorldAccess {
 
   /** A world holding the records of a baseline of this one, its calls, faults and creations fresh. */
   startOver(baseline: Baseline): World {
-    const store = new Store(this.model);
-    for (const [entity, byId] of baseline.records)
+    return World.fromStart(this.agent, this.situation, this.seed, {
+      baseline,
+      person: this.person,
+      state: this.#state,
+    });
+  }
+
+  /**
+   * A world as another began: the records of its baseline copied, its person and state shared
+   * (neither is ever changed), its calls, faults and creations fresh; the store notes what calls
+   * touch from the start.
+   */
+  static fromStart(agent: Agent, situation: Situation, seed: number, start: WorldStart): World {
+    const model = WorldModel.of(agent);
+    const store = new Store(model);
+    for (const [entity, byId] of start.baseline.records)
       for (const record of byId.values()) store.add(entity, copyRecord(record));
     store.track();
     return new World(
-      this.agent,
-      this.model,
-      this.situation,
-      this.seed,
+      agent,
+      model,
+      situation,
+      seed,
       store,
-      this.person,
-      this.#state,
-      scheduleFaults(this.situation),
+      start.person,
+      start.state,
+      scheduleFaults(situation),
     );
   }
 

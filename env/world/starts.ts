@@ -1,0 +1,51 @@
+import type { Situation } from "../../spec/index.ts";
+import type { Agent } from "../agent.ts";
+import { type Baseline, createWorld, World, type WorldStart } from "./world.ts";
+
+/** Situations whose starting worlds are kept per agent: enough for the rollouts of a batch in flight. */
+const KEPT = 32;
+
+/**
+ * Starting worlds lately built, per agent, by situation id and seed: the situation as given (to
+ * tell it from another under the same id) and as the world checked it.
+ */
+const kept = new WeakMap<
+  Agent,
+  Map<string, WorldStart & { given: string; situation: Situation }>
+>();
+
+/**
+ * The world a situation starts in, and its baseline: built once, then copied for every other
+ * episode of the same situation and seed (the rollouts of an RL group play one world). A copy
+ * holds the same records in the same order as a build, so an episode plays the same either way.
+ */
+export function startingWorld(
+  agent: Agent,
+  situation: Situation,
+): { world: World; baseline: Baseline } {
+  let starts = kept.get(agent);
+  if (!starts) {
+    starts = new Map();
+    kept.set(agent, starts);
+  }
+  const key = `${situation.id}\u0000${situation.seed}`;
+  // The same id with other coordinates is another situation (ids are the caller's to give).
+  const written = JSON.stringify(situation);
+  const start = starts.get(key);
+  if (start && start.given === written)
+    return {
+      world: World.fromStart(agent, start.situation, start.situation.seed, start),
+      baseline: start.baseline,
+    };
+  const world = createWorld({ spec: agent, situation });
+  const baseline = world.baseline();
+  if (starts.size >= KEPT) starts.delete(starts.keys().next().value as string);
+  starts.set(key, {
+    given: written,
+    situation: world.situation,
+    baseline,
+    person: world.person,
+    state: world.state,
+  });
+  return { world, baseline };
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { Agent, Episode, OfflineAgent, planSituations, rollout } from "../../../env/index.ts";
+import { startingWorld } from "../../../env/world/starts.ts";
+import { referenceSpec } from "../../fixtures/reference-spec.ts";
+
+/** The row of one rollout of a situation, played by the offline agent. */
+async function played(agent: Agent, situation: Parameters<typeof startingWorld>[1], index: number) {
+  const episode = new Episode({ spec: agent, situation, rollout: index });
+  const policy = new OfflineAgent().start(agent, situation.seed + index);
+  const result = await rollout(episode, policy);
+  return JSON.stringify(episode.row({ slips: result.slips }));
+}
+
+describe("a situation's starting world", () => {
+  const situations = planSituations(referenceSpec, { rows: 24 }).cells;
+
+  it("is built once and copied for every other episode of the situation, which plays the same", async () => {
+    for (const situation of situations) {
+      const warm = Agent.from(referenceSpec);
+      const first = startingWorld(warm, situation);
+      const again = startingWorld(warm, situation);
+      // The copy shares the baseline (never changed) but not a record a call could change.
+      expect(again.baseline).toBe(first.baseline);
+      expect(again.world.snapshot()).toEqual(first.world.snapshot());
+      expect(again.world.describe()).toEqual(first.world.describe());
+      const [entity, byId] = [...first.baseline.records].find(([, ids]) => ids.size > 0) ?? [];
+      const id = [...(byId?.keys() ?? [])][0] as string;
+      expect(again.world.store.get(entity as string, id)).not.toBe(
+        first.world.store.get(entity as string, id),
+      );
+      // The second rollout on a warm agent is the row a cold agent builds from scratch.
+      await played(warm, situation, 0);
+      expect(await played(warm, situation, 1)).toBe(
+        await played(Agent.from(referenceSpec), situation, 1),
+      );
+    }
+  });
+
+  it("is not served to another situation that reuses an id and seed", () => {
+    const agent = Agent.from(referenceSpec);
+    const [one, other] = situations.filter((s) => s.axes.world !== situations[0]?.axes.world);
+    if (!one || !other) throw new Error("expected two situations in different worlds");
+    startingWorld(agent, one);
+    const impostor = { ...other, id: one.id, seed: one.seed };
+    const served = startingWorld(agent, impostor);
+    expect(served.world.describe().world).toBe(other.axes.world);
+    expect(served.world.describe()).toEqual(
+      startingWorld(Agent.from(referenceSpec), impostor).world.describe(),
+    );
+  });
+});
