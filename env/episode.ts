@@ -65,6 +65,11 @@ export interface EpisodeOptions {
   agentName?: string;
   /** Which rollout of the situation this is (default 0): the same situation, world and person, played again. */
   rollout?: number;
+  /**
+   * Keep each situation's starting world for the next episode of it (the other rollouts of a
+   * group), which then copies it instead of building it (default false).
+   */
+  keepStart?: boolean;
 }
 
 /** The id of a row: the situation, its seed and the rollout. */
@@ -102,6 +107,7 @@ export class Episode implements EpisodeDriver {
   readonly #userModel: UserSimulator;
   readonly #agentName: string;
   readonly #situations: SituationSource;
+  readonly #keepStart: boolean;
   #situation: Situation | null;
   #episodeId = "";
   #world: World | null = null;
@@ -150,6 +156,7 @@ export class Episode implements EpisodeDriver {
     this.#userModel = options.userModel ?? offlineUser;
     this.#agentName = options.agentName ?? "external";
     this.rollout = options.rollout ?? 0;
+    this.#keepStart = options.keepStart === true;
     if (!Number.isInteger(this.rollout) || this.rollout < 0)
       throw new RangeError(`rollout: expected a whole number ≥ 0, got ${this.rollout}`);
   }
@@ -173,7 +180,7 @@ export class Episode implements EpisodeDriver {
   }
 
   async #reset(situation: Situation, episodeId: string | undefined): Promise<StepResult> {
-    const { world, baseline } = startingWorld(this.agent, situation);
+    const { world, baseline } = startingWorld(this.agent, situation, this.#keepStart);
     const persona = samplePersona(this.agent, situation, world);
     const setup = {
       agent: this.agent,

@@ -8,7 +8,7 @@ import type {
   StepResult,
 } from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
-import { Episode, EpisodeError } from "./episode.ts";
+import { Episode, EpisodeError, type EpisodeOptions } from "./episode.ts";
 import {
   type AgentPolicy,
   type AgentSession,
@@ -63,7 +63,8 @@ export async function rollout(
 
 /**
  * One row: an episode of the situation played from reset to its end by the policy, the roles'
- * failures kept on the row.
+ * failures kept on the row. `keepStart` when another rollout of the situation follows (see
+ * {@link EpisodeOptions.keepStart}).
  */
 export async function playEpisode(
   agent: Agent,
@@ -73,6 +74,7 @@ export async function playEpisode(
   userModel: UserSimulator,
   maxTurns: number,
   index = 0,
+  keepStart = false,
 ): Promise<Row> {
   const episode = new Episode({
     spec: agent,
@@ -82,6 +84,7 @@ export async function playEpisode(
     maxTurns,
     agentName: policy.name,
     rollout: index,
+    keepStart,
   });
   const result = await rollout(episode, policy.start(agent, rolloutSeed(situation, index)));
   if (result.error !== null) episode.fail(new Error(result.error));

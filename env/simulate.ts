@@ -188,8 +188,8 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
       : null;
   // In this thread a row is played, then read for the tally; a worker does both and sends the line.
   const play = pool
-    ? ({ situation, rollout }: Play) => pool.play(situation, rollout)
-    : async ({ situation, rollout }: Play): Promise<PlayedRow> => {
+    ? ({ situation, rollout, more }: Play) => pool.play(situation, rollout, more)
+    : async ({ situation, rollout, more }: Play): Promise<PlayedRow> => {
         const row = await playEpisode(
           agent,
           situation,
@@ -198,6 +198,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
           user,
           runOptions.max_turns,
           rollout,
+          more,
         );
         return { row, facts: tally.facts(row), line: o.out ? `${JSON.stringify(row)}\n` : "" };
       };
@@ -394,16 +395,18 @@ async function runInOrder<T, R>(
   if (failure !== null) throw failure;
 }
 
-/** One episode to play: a situation and which rollout of it. */
+/** One episode to play: a situation, which rollout of it, and whether another rollout follows. */
 interface Play {
   situation: Situation;
   rollout: number;
+  more: boolean;
 }
 
 /** Each situation `rollouts` times in a row, lazily. */
 function* withRollouts(situations: Iterator<Situation>, rollouts: number): Generator<Play> {
   for (let next = situations.next(); !next.done; next = situations.next()) {
-    for (let rollout = 0; rollout < rollouts; rollout++) yield { situation: next.value, rollout };
+    for (let rollout = 0; rollout < rollouts; rollout++)
+      yield { situation: next.value, rollout, more: rollout < rollouts - 1 };
   }
 }
 

@@ -88,7 +88,9 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
   const maxTurns = o.maxTurns ?? DEFAULTS.maxTurns;
   const roles = { writer: writer ?? new OfflineWriter(), userModel: userModel ?? offlineUser };
   const newEpisode =
-    createEpisode ?? (() => new Episode({ spec: agent, situations, maxTurns, ...roles }));
+    createEpisode ??
+    // A trainer resets its group's sessions to one task: the group copies one starting world.
+    (() => new Episode({ spec: agent, situations, maxTurns, keepStart: true, ...roles }));
 
   const metrics = new Metrics();
   const table = new SessionTable(o.maxSessions);

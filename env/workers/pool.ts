@@ -65,12 +65,12 @@ export class WorkerPool {
   }
 
   /** Plays one episode on the least busy worker (sent with the others asked for at the same time). */
-  play(situation: Situation, rollout: number): Promise<PlayedRow> {
+  play(situation: Situation, rollout: number, keepStart = false): Promise<PlayedRow> {
     if (this.#failure) return Promise.reject(this.#failure);
     const id = this.#next++;
     return new Promise<PlayedRow>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      this.#batch.push({ id, situation, rollout });
+      this.#batch.push({ id, situation, rollout, keepStart });
       if (this.#batch.length >= BATCH) this.#send();
       else if (!this.#scheduled) {
         this.#scheduled = true;

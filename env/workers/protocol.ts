@@ -13,11 +13,12 @@ export interface WorkerSetup {
   keepRows: boolean;
 }
 
-/** One episode for a worker to play: which situation, which rollout of it, and a number to answer by. */
+/** One episode for a worker to play: which situation, which rollout of it (and whether another follows), and a number to answer by. */
 export interface PlayRequest {
   id: number;
   situation: Situation;
   rollout: number;
+  keepStart: boolean;
 }
 
 /**

@@ -42,6 +42,7 @@ async function play(request: PlayRequest): Promise<Played> {
       offlineUser,
       setup.maxTurns,
       request.rollout,
+      request.keepStart,
     );
     return {
       id: request.id,

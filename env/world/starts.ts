@@ -2,7 +2,7 @@ import type { Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { type Baseline, createWorld, World, type WorldStart } from "./world.ts";
 
-/** Situations whose starting worlds are kept per agent: enough for the rollouts of a batch in flight. */
+/** Situations whose starting worlds are kept per agent: enough for the groups of a batch in flight. */
 const KEPT = 32;
 
 /**
@@ -15,13 +15,16 @@ const kept = new WeakMap<
 >();
 
 /**
- * The world a situation starts in, and its baseline: built once, then copied for every other
- * episode of the same situation and seed (the rollouts of an RL group play one world). A copy
- * holds the same records in the same order as a build, so an episode plays the same either way.
+ * The world a situation starts in, and its baseline: copied from a kept start of the same
+ * situation and seed when there is one, else built, and kept when `keep` says another episode of
+ * it follows (the rollouts of an RL group play one world). A copy holds the same records in the
+ * same order as a build, so an episode plays the same either way. Starts are kept only when asked:
+ * one nobody copies outlives a few collections and costs more than it saves.
  */
 export function startingWorld(
   agent: Agent,
   situation: Situation,
+  keep: boolean,
 ): { world: World; baseline: Baseline } {
   let starts = kept.get(agent);
   if (!starts) {
@@ -39,6 +42,7 @@ export function startingWorld(
     };
   const world = createWorld({ spec: agent, situation });
   const baseline = world.baseline();
+  if (!keep) return { world, baseline };
   if (starts.size >= KEPT) starts.delete(starts.keys().next().value as string);
   starts.set(key, {
     given: written,

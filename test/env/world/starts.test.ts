@@ -5,7 +5,7 @@ import { referenceSpec } from "../../fixtures/reference-spec.ts";
 
 /** The row of one rollout of a situation, played by the offline agent. */
 async function played(agent: Agent, situation: Parameters<typeof startingWorld>[1], index: number) {
-  const episode = new Episode({ spec: agent, situation, rollout: index });
+  const episode = new Episode({ spec: agent, situation, rollout: index, keepStart: true });
   const policy = new OfflineAgent().start(agent, situation.seed + index);
   const result = await rollout(episode, policy);
   return JSON.stringify(episode.row({ slips: result.slips }));
@@ -17,8 +17,8 @@ describe("a situation's starting world", () => {
   it("is built once and copied for every other episode of the situation, which plays the same", async () => {
     for (const situation of situations) {
       const warm = Agent.from(referenceSpec);
-      const first = startingWorld(warm, situation);
-      const again = startingWorld(warm, situation);
+      const first = startingWorld(warm, situation, true);
+      const again = startingWorld(warm, situation, true);
       // The copy shares the baseline (never changed) but not a record a call could change.
       expect(again.baseline).toBe(first.baseline);
       expect(again.world.snapshot()).toEqual(first.world.snapshot());
@@ -40,12 +40,22 @@ describe("a situation's starting world", () => {
     const agent = Agent.from(referenceSpec);
     const [one, other] = situations.filter((s) => s.axes.world !== situations[0]?.axes.world);
     if (!one || !other) throw new Error("expected two situations in different worlds");
-    startingWorld(agent, one);
+    startingWorld(agent, one, true);
     const impostor = { ...other, id: one.id, seed: one.seed };
-    const served = startingWorld(agent, impostor);
+    const served = startingWorld(agent, impostor, true);
     expect(served.world.describe().world).toBe(other.axes.world);
     expect(served.world.describe()).toEqual(
-      startingWorld(Agent.from(referenceSpec), impostor).world.describe(),
+      startingWorld(Agent.from(referenceSpec), impostor, false).world.describe(),
     );
+  });
+
+  it("is kept only when asked: a start nobody will copy is not held", () => {
+    const agent = Agent.from(referenceSpec);
+    const [situation] = situations;
+    if (!situation) throw new Error("expected a situation");
+    const first = startingWorld(agent, situation, false);
+    expect(startingWorld(agent, situation, false).baseline).not.toBe(first.baseline);
+    const kept = startingWorld(agent, situation, true);
+    expect(startingWorld(agent, situation, false).baseline).toBe(kept.baseline);
   });
 });
