@@ -357,7 +357,7 @@ function loops(messages: readonly ChatMessage[], start: number): boolean {
     if (!m || (m.role !== "user" && m.role !== "assistant")) continue;
     const text =
       m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0
-        ? `call ${JSON.stringify(m.tool_calls?.map((c) => [c.function.name, c.function.arguments]))}`
+        ? callsKey(m.tool_calls ?? [])
         : (m.content ?? "").toLowerCase().replace(/\s+/g, " ").trim();
     if (text === "") continue;
     const key = `${m.role} ${text}`;
@@ -366,6 +366,14 @@ function loops(messages: readonly ChatMessage[], start: number): boolean {
     if (times >= (m.role === "user" ? 2 : 3)) return true;
   }
   return false;
+}
+
+/** A message's calls as one string: each name and arguments quoted as JSON, so no two lists read alike. */
+function callsKey(calls: readonly { function: { name: string; arguments: string } }[]): string {
+  let key = "call";
+  for (const call of calls)
+    key += ` ${JSON.stringify(call.function.name)}${JSON.stringify(call.function.arguments)}`;
+  return key;
 }
 
 /** The first five words of an opening, values masked, as a frame the writer used. */

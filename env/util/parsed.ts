@@ -7,7 +7,9 @@ const REMEMBERED = 512;
  * The value is shared: read it, never change it.
  */
 export function parsedJson(text: string): unknown {
-  if (PARSED.has(text)) return PARSED.get(text);
+  // One lookup for the common case: comparing a long answer with its key twice costs.
+  const known = PARSED.get(text);
+  if (known !== undefined || PARSED.has(text)) return known;
   let value: unknown;
   try {
     value = JSON.parse(text);
