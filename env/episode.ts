@@ -72,6 +72,12 @@ export interface EpisodeOptions {
   keepStart?: boolean;
 }
 
+/**
+ * The person of a kept starting world, by its baseline: sampled from the situation and the world
+ * alone, so the episodes that share a start share the person too (never changed once sampled).
+ */
+const personas = new WeakMap<Baseline, Persona>();
+
 /** The id of a row: the situation, its seed and the rollout. */
 export function rowId(situation: Situation, rollout = 0): string {
   return `row_${sha256(canonicalJson({ situation: situation.id, seed: situation.seed, rollout })).slice(0, 16)}`;
@@ -181,7 +187,11 @@ export class Episode implements EpisodeDriver {
 
   async #reset(situation: Situation, episodeId: string | undefined): Promise<StepResult> {
     const { world, baseline } = startingWorld(this.agent, situation, this.#keepStart);
-    const persona = samplePersona(this.agent, situation, world);
+    let persona = personas.get(baseline);
+    if (!persona) {
+      persona = samplePersona(this.agent, situation, world);
+      if (this.#keepStart) personas.set(baseline, persona);
+    }
     const setup = {
       agent: this.agent,
       situation,
