@@ -10,6 +10,8 @@ const SPEC = join(import.meta.dirname, "../examples/retail-orders.json");
  * 10,000 rows that was still about a tenth of a two-worker run.
  */
 const SPEED_ROWS = 30_000;
+/** Rollouts of each situation in the RL-group run: a group copies its situation's starting world. */
+const GROUP_ROLLOUTS = 4;
 /** The goal for offline rows per second on all cores of this 2-core machine (issue 16). */
 const GOAL_ROWS_PER_SECOND = 2_000;
 /**
@@ -28,10 +30,17 @@ async function speed(
   rows: number,
   workers: number,
   dir: string,
+  rollouts = 1,
 ): Promise<{ rate: number; cpuPerRowUs: number; cores: number }> {
   const cpu = process.cpuUsage();
   const start = performance.now();
-  await simulate(SPEC, { rows, workers, out: join(dir, `speed-${workers}.jsonl`) });
+  // With rollouts, `rows` counts situations: the run plays rows × rollouts episodes.
+  await simulate(SPEC, {
+    rows: rows / rollouts,
+    rollouts,
+    workers,
+    out: join(dir, `speed-${workers}-${rollouts}.jsonl`),
+  });
   const seconds = (performance.now() - start) / 1000;
   const used = process.cpuUsage(cpu);
   const cpuUs = used.user + used.system;
@@ -105,6 +114,10 @@ export async function run(): Promise<void> {
     }
     console.log(
       `  all ${cores} cores: ${all.toFixed(0)} rows/s (goal ≥ ${GOAL_ROWS_PER_SECOND.toLocaleString("en")}: ${all >= GOAL_ROWS_PER_SECOND ? "met" : "MISSED"}); load average ${loadavg()[0]?.toFixed(1)} over the last minute`,
+    );
+    const groups = await speed(SPEED_ROWS, cores, dir, GROUP_ROLLOUTS);
+    console.log(
+      `${speedLine(`groups of ${GROUP_ROLLOUTS}, ${cores} workers`, groups)}   (RL groups: the rollouts of a situation share its starting world)`,
     );
     const small = await memory(1_000, dir);
     const large = await memory(50_000, dir);
