@@ -159,7 +159,9 @@ class RecordMaker {
     this.add(entity, record);
     for (const child of this.model.entities.values()) {
       if (child.parent?.entity !== entity.name || !child.seeded) continue;
-      const n = 1 + this.rng.int(child.name === "transaction" ? 5 : 3);
+      // A ledger's entries (an account's transactions, a subscription's invoices: children with
+      // an amount) run longer than other children, as money moves in and out.
+      const n = 1 + this.rng.int(child.fields.has("amount") ? 5 : 3);
       const children: WorldRecord[] = [];
       for (let i = 0; i < n; i++) {
         const made = this.withChildren(child, identity, [entity.idField, record[entity.idField]]);
