@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import { benchTurn } from "./server-turns.ts";
 
 /**
  * The load generator of `bench/server.ts`, run as its own process so it has its own core: `sessions`
@@ -15,30 +16,8 @@ interface Load {
 const { url, sessions, seconds } = JSON.parse(process.argv[2] ?? "{}") as Load;
 
 const reset = JSON.stringify({ type: "reset" });
-const lookup = (n: number) =>
-  JSON.stringify({
-    type: "step",
-    data: {
-      message: {
-        role: "assistant",
-        content: null,
-        tool_calls: [
-          {
-            id: `call_${n}`,
-            type: "function",
-            function: {
-              name: "get_order",
-              arguments: `{"order_id":"W${String(n).padStart(7, "0")}"}`,
-            },
-          },
-        ],
-      },
-    },
-  });
-const question = JSON.stringify({
-  type: "step",
-  data: { message: { role: "assistant", content: "Could you tell me the order id, please?" } },
-});
+/** A step frame of the benchmark's turn `turn`. */
+const step = (turn: number) => JSON.stringify({ type: "step", data: { message: benchTurn(turn) } });
 
 async function session(
   deadline: number,
@@ -82,7 +61,7 @@ async function session(
         return;
       }
       turn++;
-      send(turn % 2 === 1 ? lookup(turn) : question, true);
+      send(step(turn), true);
     });
     send(reset, false);
   });

@@ -12,6 +12,7 @@ import {
 } from "../env/index.ts";
 import { serve } from "../server/index.ts";
 import { DEFAULTS } from "../spec/index.ts";
+import { benchTurn } from "./server-turns.ts";
 
 const spawnLoad = promisify(execFile);
 const SPEC = new URL("../examples/retail-orders.json", import.meta.url).pathname;
@@ -79,24 +80,6 @@ async function bareEngine(seconds: number): Promise<number> {
   const agent = await Agent.load(SPEC);
   const plan = new Planner(agent, { rows: DEFAULTS.rows });
   const situations = new SituationPool(agent, [...plan.walk()]);
-  const lookup = (n: number) => ({
-    role: "assistant" as const,
-    content: null,
-    tool_calls: [
-      {
-        id: `call_${n}`,
-        type: "function" as const,
-        function: {
-          name: "get_order",
-          arguments: `{"order_id":"W${String(n).padStart(7, "0")}"}`,
-        },
-      },
-    ],
-  });
-  const question = {
-    role: "assistant" as const,
-    content: "Could you tell me the order id, please?",
-  };
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   let steps = 0;
@@ -110,7 +93,7 @@ async function bareEngine(seconds: number): Promise<number> {
     });
     let { done } = await episode.reset();
     for (let turn = 1; !done; turn++) {
-      ({ done } = await episode.step(turn % 2 === 1 ? lookup(turn) : question));
+      ({ done } = await episode.step(benchTurn(turn)));
       steps++;
     }
     episode.row();
