@@ -188,8 +188,8 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
       : null;
   // In this thread a row is played, then read for the tally; a worker does both and sends the line.
   const play = pool
-    ? ({ situation, rollout, more }: Play) => pool.play(situation, rollout, more)
-    : async ({ situation, rollout, more }: Play): Promise<PlayedRow> => {
+    ? ({ situation, rollout, keepStart }: Play) => pool.play(situation, rollout, keepStart)
+    : async ({ situation, rollout, keepStart }: Play): Promise<PlayedRow> => {
         const row = await playEpisode(
           agent,
           situation,
@@ -198,7 +198,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
           user,
           runOptions.max_turns,
           rollout,
-          more,
+          keepStart,
         );
         return { row, facts: tally.facts(row), line: o.out ? `${JSON.stringify(row)}\n` : "" };
       };
@@ -395,18 +395,18 @@ async function runInOrder<T, R>(
   if (failure !== null) throw failure;
 }
 
-/** One episode to play: a situation, which rollout of it, and whether another rollout follows. */
+/** One episode to play: a situation, which rollout of it, and whether to keep its start for the next rollout. */
 interface Play {
   situation: Situation;
   rollout: number;
-  more: boolean;
+  keepStart: boolean;
 }
 
 /** Each situation `rollouts` times in a row, lazily. */
 function* withRollouts(situations: Iterator<Situation>, rollouts: number): Generator<Play> {
   for (let next = situations.next(); !next.done; next = situations.next()) {
     for (let rollout = 0; rollout < rollouts; rollout++)
-      yield { situation: next.value, rollout, more: rollout < rollouts - 1 };
+      yield { situation: next.value, rollout, keepStart: rollout < rollouts - 1 };
   }
 }
 

@@ -15,7 +15,7 @@ const IN_FLIGHT_PER_WORKER = 32;
  */
 const BATCH = 8;
 
-/** A row played by a worker: its JSON line (as UTF-8 bytes), its tally facts, and the row itself when asked for. */
+/** A played row: its JSON line (text in this thread, UTF-8 bytes from a worker), its tally facts, and the row itself when asked for. */
 export interface PlayedRow {
   line: string | Uint8Array;
   facts: RowFacts;
