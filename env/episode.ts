@@ -31,6 +31,7 @@ import { openAITool } from "./tools.ts";
 import { copyData } from "./util/copy.ts";
 import { InputError, type InputIssue, issuesOf, messageOf } from "./util/errors.ts";
 import { canonicalJson, sha256 } from "./util/hash.ts";
+import { jsonBytesOver } from "./util/json-bytes.ts";
 import { startingWorld } from "./world/starts.ts";
 import type { Baseline, World } from "./world/world.ts";
 
@@ -316,8 +317,8 @@ export class Episode implements EpisodeDriver {
         path: "tool_calls",
         message: `expected at most ${this.maxToolCalls} tool calls in one message (the episode's maxToolCalls), got ${calls.length}`,
       });
-    const bytes = Buffer.byteLength(JSON.stringify(assistant));
-    if (bytes > this.maxMessageBytes)
+    const bytes = jsonBytesOver(assistant, this.maxMessageBytes);
+    if (bytes !== null)
       problems.push({
         path: "",
         message: `expected at most ${this.maxMessageBytes} bytes as JSON (the episode's maxMessageBytes), got ${bytes}`,

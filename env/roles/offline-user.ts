@@ -10,6 +10,7 @@ import { agentWrites } from "../text/agent-written.ts";
 import { IdentifierReader } from "../text/identifiers.ts";
 import { asksGoAhead, questionsIn } from "../text/phrases.ts";
 import { lookup } from "../util/lookup.ts";
+import { memoized } from "../util/memo.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { identityKey } from "../world/identity.ts";
 import { WorldModel } from "../world/model.ts";
@@ -27,6 +28,14 @@ const ROLE_WORDS = new Set([
   "sender",
   "new",
 ]);
+/** How a question names a parameter: its spoken name, or all its telling words (`from_account_id` → account). */
+const askedWords = memoized((param) => ({
+  spoken: spokenWords(snake(param)),
+  words: snake(param)
+    .replace(/_ids?$/, "")
+    .split("_")
+    .filter((w) => w.length > 2 && !ROLE_WORDS.has(w)),
+}));
 /** "Anything else I can help with?": an offer, not a question about a detail. */
 const OFFER_OF_MORE = /anything else|help with (anything|something) else|anything more/i;
 /** The agent handing the conversation to someone else. */
@@ -161,11 +170,7 @@ export class OfflineUser {
     ]);
     for (const param of params) {
       if (agentWrites({ tool: { name: p.goal.tool } }, param)) continue;
-      const spoken = spokenWords(snake(param));
-      const words = snake(param)
-        .replace(/_ids?$/, "")
-        .split("_")
-        .filter((w) => w.length > 2 && !ROLE_WORDS.has(w));
+      const { spoken, words } = askedWords(param);
       if (lower.includes(spoken) || (words.length > 0 && words.every((w) => lower.includes(w))))
         asked.push(param);
     }

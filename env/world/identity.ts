@@ -1,4 +1,5 @@
 import type { Rng } from "../rng.ts";
+import { memoized } from "../util/memo.ts";
 import { isoDay } from "./dates.ts";
 import { patternCheck } from "./pattern.ts";
 import {
@@ -90,7 +91,7 @@ export function makeIdentity(
 ): Identity {
   const first = rng.pick(FIRST_NAMES);
   const last = rng.pick(LAST_NAMES);
-  const local = emailLocal(first, last);
+  const local = localPart(`${first}.${last}`);
   const { city, zip, state, country } = rng.pick(places.length > 0 ? places : PLACES);
   const street = `${1 + rng.int(240)} ${rng.pick(STREETS)}`;
   const years = 18 + rng.int(68);
@@ -111,22 +112,13 @@ export function makeIdentity(
   };
 }
 
-/** Email local parts by name: the names are few, and normalising one is costly. */
-const locals = new Map<string, string>();
-
-/** `first.last` as an email's local part: lower case, accents and other signs dropped. */
-function emailLocal(first: string, last: string): string {
-  const name = `${first}.${last}`;
-  let local = locals.get(name);
-  if (local === undefined) {
-    local = name
-      .toLowerCase()
-      .normalize("NFD")
-      .replace(/[^a-z.]/g, "");
-    if (locals.size < 100_000) locals.set(name, local);
-  }
-  return local;
-}
+/** `first.last` as an email's local part: lower case, accents and other signs dropped (the names are few, and normalising one is costly). */
+const localPart = memoized((name) =>
+  name
+    .toLowerCase()
+    .normalize("NFD")
+    .replace(/[^a-z.]/g, ""),
+);
 
 /** The places whose postal codes fit every zip or postcode pattern of a spec's parameters. */
 export function placesFitting(patterns: readonly string[]): Place[] {

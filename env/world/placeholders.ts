@@ -1,3 +1,5 @@
+import { memoized } from "../util/memo.ts";
+
 const GENERIC = new Set([
   "string",
   "str",
@@ -97,6 +99,9 @@ function words(value: string): string {
     .trim();
 }
 
+/** {@link words} of a spec's parameter names and descriptions, worked out once. */
+const specWords = memoized(words);
+
 /**
  * Whether an argument echoes the schema instead of the person's details: a generic placeholder, a
  * stock name, email, phone or address, the parameter's own name, its description, or the example
@@ -112,7 +117,7 @@ export function placeholderReason(
   if (raw === "") return "it is empty";
   if (TEMPLATE.test(raw)) return "it is a template slot";
   const w = words(raw);
-  const name = words(param);
+  const name = specWords(param);
   if (
     w === name ||
     w.replace(/ /g, "") === name.replace(/ /g, "") ||
@@ -128,7 +133,7 @@ export function placeholderReason(
   ) {
     return "it describes the value instead of giving it";
   }
-  if (description && w.length > 3 && w === words(description))
+  if (description && w.length > 3 && w === specWords(description))
     return "it repeats the parameter's description";
   if (example && raw === example) return "it is the example from the tool's description";
   if (GENERIC.has(w)) return "it is a generic placeholder";
