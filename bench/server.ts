@@ -72,7 +72,7 @@ function histogramQuantile(metrics: string, q: number): number {
 
 /**
  * The engine alone, in this process, with no socket, envelope or session: episodes dealt as the
- * server deals them, each played with the load generator's turns (a lookup, then a question, in
+ * server deals them (starting worlds kept, as `rehearse serve` keeps them), each played with the load generator's turns (a lookup, then a question, in
  * turn), its row taken when it ends as the server takes it for a freeze. Steps per second on one
  * core: what any server of this engine could serve at most, on one core.
  */
@@ -90,6 +90,7 @@ async function bareEngine(seconds: number): Promise<number> {
       maxTurns: 1000,
       writer: new OfflineWriter(),
       userModel: offlineUser,
+      keepStart: true,
     });
     let { done } = await episode.reset();
     for (let turn = 1; !done; turn++) {

@@ -2,8 +2,12 @@ import type { Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { type Baseline, createWorld, World, type WorldStart } from "./world.ts";
 
-/** Situations whose starting worlds are kept per agent: enough for the groups of a batch in flight. */
-const KEPT = 32;
+/**
+ * Situations whose starting worlds are kept per agent: the groups of a batch in flight, or a
+ * server's whole planned grid (64 by default), which a trainer resets to epoch after epoch. A
+ * start is tens of kilobytes, so this many hold a few megabytes.
+ */
+export const KEPT_STARTS = 256;
 
 /**
  * Starting worlds lately built, per agent, by situation id and seed: the situation as given (to
@@ -19,7 +23,9 @@ const kept = new WeakMap<
  * situation and seed when there is one, else built, and kept when `keep` says another episode of
  * it follows (the rollouts of an RL group play one world). A copy holds the same records in the
  * same order as a build, so an episode plays the same either way. Starts are kept only when asked:
- * one nobody copies outlives a few collections and costs more than it saves.
+ * one nobody copies outlives a few collections and costs more than it saves. A start copied
+ * without `keep` (a group's last rollout) is let go; the least recently used give way past
+ * {@link KEPT_STARTS}.
  */
 export function startingWorld(
   agent: Agent,
@@ -35,15 +41,18 @@ export function startingWorld(
   // The same id with other coordinates is another situation (ids are the caller's to give).
   const written = JSON.stringify(situation);
   const start = starts.get(key);
-  if (start && start.given === written)
+  if (start && start.given === written) {
+    starts.delete(key);
+    if (keep) starts.set(key, start);
     return {
       world: World.fromStart(agent, start.situation, start.situation.seed, start),
       baseline: start.baseline,
     };
+  }
   const world = createWorld({ spec: agent, situation });
   const baseline = world.baseline();
   if (!keep) return { world, baseline };
-  if (starts.size >= KEPT) starts.delete(starts.keys().next().value as string);
+  if (starts.size >= KEPT_STARTS) starts.delete(starts.keys().next().value as string);
   starts.set(key, {
     given: written,
     situation: world.situation,

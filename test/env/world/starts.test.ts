@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent, Episode, OfflineAgent, planSituations, rollout } from "../../../env/index.ts";
-import { startingWorld } from "../../../env/world/starts.ts";
+import { KEPT_STARTS, startingWorld } from "../../../env/world/starts.ts";
+import type { Situation } from "../../../spec/index.ts";
 import { referenceSpec } from "../../fixtures/reference-spec.ts";
 
 /** The row of one rollout of a situation, played by the offline agent. */
@@ -57,5 +58,28 @@ describe("a situation's starting world", () => {
     expect(startingWorld(agent, situation, false).baseline).not.toBe(first.baseline);
     const kept = startingWorld(agent, situation, true);
     expect(startingWorld(agent, situation, false).baseline).toBe(kept.baseline);
+    // Copied without keep (a group's last rollout), the start is let go.
+    expect(startingWorld(agent, situation, false).baseline).not.toBe(kept.baseline);
+  });
+
+  it("keeps the most recently used starts, a server's whole grid among them", () => {
+    const agent = Agent.from(referenceSpec);
+    const [situation] = situations;
+    if (!situation) throw new Error("expected a situation");
+    // The same situation under other seeds: a start each.
+    const seeded = Array.from({ length: KEPT_STARTS + 1 }, (_, n) => ({ ...situation, seed: n }));
+    const first = seeded.map((s) => startingWorld(agent, s, true).baseline);
+    // One past the bound: the oldest (seed 0) gave way, the rest are all copied.
+    expect(startingWorld(agent, seeded[0] as Situation, true).baseline).not.toBe(first[0]);
+    // Seed 0 came back in place of seed 1. A copy of seed 2 makes it the newest: the next two
+    // starts push out seeds 3 and 4, not 2.
+    expect(startingWorld(agent, seeded[2] as Situation, true).baseline).toBe(first[2]);
+    startingWorld(agent, { ...situation, seed: KEPT_STARTS + 1 }, true);
+    startingWorld(agent, { ...situation, seed: KEPT_STARTS + 2 }, true);
+    expect(startingWorld(agent, seeded[2] as Situation, true).baseline).toBe(first[2]);
+    expect(startingWorld(agent, seeded[1] as Situation, true).baseline).not.toBe(first[1]);
+    expect(startingWorld(agent, seeded[3] as Situation, true).baseline).not.toBe(first[3]);
+    expect(startingWorld(agent, seeded[4] as Situation, true).baseline).not.toBe(first[4]);
+    expect(startingWorld(agent, seeded[8] as Situation, true).baseline).toBe(first[8]);
   });
 });
