@@ -8,6 +8,7 @@ import type {
   WireErrorCode,
 } from "../spec/index.ts";
 import type { Metrics } from "./metrics.ts";
+import type { Flushable, Outbox } from "./outbox.ts";
 import { decodeFrame, type Encoding, encodeReply, wireError } from "./protocol.ts";
 import { NO_SESSION_STATE, Session, type SessionHooks } from "./session.ts";
 import { CapacityError, type SessionTable } from "./sessions.ts";
@@ -31,6 +32,8 @@ export interface ConnectionContext {
   readonly maxFrameBytes: number;
   readonly stepRate: number;
   readonly hooks: SessionHooks;
+  /** Where replies wait for the end of the event loop's turn. */
+  readonly outbox: Outbox;
   /** Makes the episode of a new session (OpenEnv's environment factory). */
   newEpisode(): Episode;
   /** True once the server is shutting down: frames are answered, nothing new runs. */
@@ -49,11 +52,12 @@ class Fatal extends Error {
 
 /**
  * One WebSocket connection: reads each frame (JSON text or MessagePack binary), runs it against
- * its session in order, and answers it in the frame's encoding with the request's `id`. A bad
+ * its session in order, and answers it in the frame's encoding with the request's `id`, through
+ * the server's {@link Outbox}. A bad
  * frame is answered with an error and the connection stays usable; only capacity, factory and
  * session errors close it, as in OpenEnv.
  */
-export class Connection {
+export class Connection implements Flushable {
   session: Session | null = null;
   /** When a frame last came or a reply last went (ms, performance.now()). */
   lastActive = performance.now();
@@ -61,6 +65,7 @@ export class Connection {
   readonly #context: ConnectionContext;
   #queue: Promise<void> = Promise.resolve();
   #pending = 0;
+  #outbox: (string | Buffer)[] = [];
 
   constructor(socket: WebSocket, context: ConnectionContext) {
     this.#socket = socket;
@@ -81,9 +86,19 @@ export class Connection {
     return this.#queue;
   }
 
-  /** Closes the socket (a reason of at most 123 bytes, as WebSocket allows). */
+  /** Closes the socket once the replies waiting in the outbox are sent (a reason of at most 123 bytes, as WebSocket allows). */
   close(code: number, reason: string): void {
+    this.flush();
     if (this.#socket.readyState <= 1) this.#socket.close(code, reason.slice(0, 120));
+  }
+
+  /** Sends the replies waiting in the outbox, in order. */
+  flush(): void {
+    const replies = this.#outbox;
+    if (replies.length === 0) return;
+    this.#outbox = [];
+    if (this.#socket.readyState !== 1) return;
+    for (const reply of replies) this.#socket.send(reply);
   }
 
   /** Another connection resumed this one's session: this one lets it go and closes. */
@@ -273,7 +288,8 @@ export class Connection {
   #send(reply: ServerMessage, encoding: Encoding, id: RequestId | null): void {
     if (this.#socket.readyState !== 1) return;
     this.lastActive = performance.now();
-    this.#socket.send(encodeReply(id === null ? reply : { ...reply, id }, encoding));
+    this.#outbox.push(encodeReply(id === null ? reply : { ...reply, id }, encoding));
+    if (this.#outbox.length === 1) this.#context.outbox.add(this);
   }
 }
 

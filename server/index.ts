@@ -39,6 +39,7 @@ import { createApp } from "./app.ts";
 import { Connection, type ConnectionContext } from "./connection.ts";
 import { FinishedEpisodes, freeze, heldDataset } from "./freeze.ts";
 import { Metrics } from "./metrics.ts";
+import { Outbox } from "./outbox.ts";
 import { encodeReply, wireError } from "./protocol.ts";
 import { SessionTable } from "./sessions.ts";
 
@@ -104,6 +105,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     maxFrameBytes: o.maxFrameBytes,
     stepRate: o.stepRate,
     hooks: { ...(grader ? { grader } : {}), finished: (row) => finished.add(row) },
+    outbox: new Outbox(),
     newEpisode: () => newEpisode({ agent, situations, maxTurns }),
     get draining() {
       return draining;
