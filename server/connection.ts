@@ -53,9 +53,8 @@ class Fatal extends Error {
 /**
  * One WebSocket connection: reads each frame (JSON text or MessagePack binary), runs it against
  * its session in order, and answers it in the frame's encoding with the request's `id`, through
- * the server's {@link Outbox}. A bad
- * frame is answered with an error and the connection stays usable; only capacity, factory and
- * session errors close it, as in OpenEnv.
+ * the server's {@link Outbox}. A bad frame is answered with an error and the connection stays
+ * usable; only capacity, factory and session errors close it, as in OpenEnv.
  */
 export class Connection implements Flushable {
   session: Session | null = null;
@@ -65,7 +64,8 @@ export class Connection implements Flushable {
   readonly #context: ConnectionContext;
   #queue: Promise<void> = Promise.resolve();
   #pending = 0;
-  #outbox: (string | Buffer)[] = [];
+  /** Encoded replies waiting for the end of the event loop's turn. */
+  #unsent: (string | Buffer)[] = [];
 
   constructor(socket: WebSocket, context: ConnectionContext) {
     this.#socket = socket;
@@ -86,17 +86,17 @@ export class Connection implements Flushable {
     return this.#queue;
   }
 
-  /** Closes the socket once the replies waiting in the outbox are sent (a reason of at most 123 bytes, as WebSocket allows). */
+  /** Sends the replies waiting, then closes the socket (a reason of at most 123 bytes, as WebSocket allows). */
   close(code: number, reason: string): void {
     this.flush();
     if (this.#socket.readyState <= 1) this.#socket.close(code, reason.slice(0, 120));
   }
 
-  /** Sends the replies waiting in the outbox, in order. */
+  /** Sends the replies waiting, in order. */
   flush(): void {
-    const replies = this.#outbox;
+    const replies = this.#unsent;
     if (replies.length === 0) return;
-    this.#outbox = [];
+    this.#unsent = [];
     if (this.#socket.readyState !== 1) return;
     for (const reply of replies) this.#socket.send(reply);
   }
@@ -288,8 +288,8 @@ export class Connection implements Flushable {
   #send(reply: ServerMessage, encoding: Encoding, id: RequestId | null): void {
     if (this.#socket.readyState !== 1) return;
     this.lastActive = performance.now();
-    this.#outbox.push(encodeReply(id === null ? reply : { ...reply, id }, encoding));
-    if (this.#outbox.length === 1) this.#context.outbox.add(this);
+    this.#unsent.push(encodeReply(id === null ? reply : { ...reply, id }, encoding));
+    if (this.#unsent.length === 1) this.#context.outbox.add(this);
   }
 }
 

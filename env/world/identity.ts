@@ -33,15 +33,9 @@ export interface Identity {
 }
 
 /** The detail of an identity a field holds, by the field's name (`billing_zip` → zip), or null. */
-export function identityKey(field: string): keyof Identity | null {
-  const known = keys.get(field);
-  if (known !== undefined) return known;
-  const key = readIdentityKey(field.toLowerCase());
-  if (keys.size < 10_000) keys.set(field, key);
-  return key;
-}
-
-const keys = new Map<string, keyof Identity | null>();
+export const identityKey: (field: string) => keyof Identity | null = memoized((field) =>
+  readIdentityKey(field.toLowerCase()),
+);
 
 function readIdentityKey(f: string): keyof Identity | null {
   if (/^(first_?name|given_name|forename)$/.test(f)) return "first_name";
