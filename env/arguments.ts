@@ -4,7 +4,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
 import type { JsonSchemaObject } from "../spec/index.ts";
 import { formatPath } from "./util/errors.ts";
-import { keyed } from "./util/lookup.ts";
+import { isKeyed, keyed } from "./util/lookup.ts";
 import { linearPattern, PatternError } from "./util/regex.ts";
 
 // ajv-formats is CommonJS; under NodeNext its default export arrives as the module object.
@@ -125,26 +125,45 @@ function aliasProto(schema: object): object {
  */
 export function bareJson<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;
-  return copyJson(value, (key, member) => [key, member], true) as T;
+  return copyJson(value, null, true) as T;
 }
 
 /**
  * Arguments as ajv should see them: objects without a prototype, so a missing `constructor` or
  * `hasOwnProperty` is missing rather than Object's own, and `__proto__` renamed to {@link ALIAS}.
+ * Arguments already so (a world's call reads them {@link bareJson}) are checked as they are.
  */
 function forAjv(args: unknown): unknown {
-  if (args === null || typeof args !== "object") return args;
+  if (args === null || typeof args !== "object" || readyForAjv(args)) return args;
   return copyJson(args, (key, value) => [key === PROTO ? ALIAS : key, value], true);
 }
 
+/** Whether every object in `value` is {@link keyed} and none holds a key `__proto__`. */
+function readyForAjv(value: object): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const next = stack.pop();
+    if (next === null || typeof next !== "object") continue;
+    if (Array.isArray(next)) {
+      for (const item of next) stack.push(item);
+      continue;
+    }
+    if (!isKeyed(next) || Object.hasOwn(next, PROTO)) return false;
+    for (const key in next) stack.push((next as Record<string, unknown>)[key]);
+  }
+  return true;
+}
+
 /**
- * A deep copy of a JSON value, walked without recursion, each member passed through `member`
- * (given its key, its value and the key of the object holding it). Keys are defined, never
- * assigned, so `__proto__` stays a key; `bare` objects get no prototype.
+ * A deep copy of a JSON value, walked without recursion, each member of an object passed through
+ * `member` (given its key, its value and the key of the object holding it) when one is given.
+ * `__proto__` is defined, never assigned, so it stays a key; `bare` objects get no prototype.
  */
 function copyJson(
   value: object,
-  member: (key: string, value: unknown, parent: string | number | null) => [string, unknown],
+  member:
+    | ((key: string, value: unknown, parent: string | number | null) => [string, unknown])
+    | null,
   bare = false,
 ): object {
   const copyOf = (node: object): object => (Array.isArray(node) ? [] : bare ? keyed() : {});
@@ -154,20 +173,29 @@ function copyJson(
   ];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const { from, to, key: parent } = next;
-    // Array.from, not map: an array built in code may have holes, which map would keep.
-    const entries: [string | number, unknown][] = Array.isArray(from)
-      ? Array.from(from, (v, i) => [i, v])
-      : Object.entries(from);
-    for (const [rawKey, rawValue] of entries) {
-      const [key, value] =
-        typeof rawKey === "number" ? [rawKey, rawValue] : member(rawKey, rawValue, parent);
+    if (Array.isArray(from)) {
+      // An index loop, not map: an array built in code may have holes, which map would keep.
+      const copy = to as unknown[];
+      for (let i = 0; i < from.length; i++) {
+        const item: unknown = from[i];
+        const child = item !== null && typeof item === "object" ? copyOf(item) : item;
+        copy[i] = child;
+        if (child !== item) stack.push({ from: item as object, to: child as object, key: i });
+      }
+      continue;
+    }
+    for (const rawKey of Object.keys(from)) {
+      const rawValue = (from as Record<string, unknown>)[rawKey];
+      const [key, value] = member ? member(rawKey, rawValue, parent) : [rawKey, rawValue];
       const child = value !== null && typeof value === "object" ? copyOf(value) : value;
-      Object.defineProperty(to, key, {
-        value: child,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      if (key === PROTO)
+        Object.defineProperty(to, key, {
+          value: child,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      else (to as Record<string, unknown>)[key] = child;
       if (child !== value) stack.push({ from: value as object, to: child as object, key: rawKey });
     }
   }

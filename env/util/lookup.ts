@@ -14,6 +14,11 @@ export function lookup<T>(table: Readonly<Record<string, T>>, key: string): T | 
  */
 const NO_PROPERTIES: object = Object.freeze(Object.create(null));
 
+/** Whether an object was made by {@link keyed}. */
+export function isKeyed(value: object): boolean {
+  return Object.getPrototypeOf(value) === NO_PROPERTIES;
+}
+
 /** An empty object for keys taken from a spec: `__proto__`, `constructor` and `toString` are plain keys in it. */
 export function keyed<T = unknown>(): Record<string, T> {
   return Object.create(NO_PROPERTIES);
