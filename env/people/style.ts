@@ -115,6 +115,7 @@ export function renderStyled(text: string, style: Style, rng: Rng, opening = fal
 
 /** Applies a transform to the text outside protected marks only. */
 function outside(text: string, transform: (s: string) => string): string {
+  if (!text.includes("\uE000")) return transform(text);
   let out = "";
   let last = 0;
   for (const match of text.matchAll(PROTECTED)) {
