@@ -255,12 +255,13 @@ function change(ctx: CallContext): Outcome {
     store.remove(entity.name, id);
     return { ok: true, json: JSON.stringify({ [entity.idField]: id, deleted: true }) };
   }
+  const changed = store.writable(entity.name, record);
   for (const [param, field] of tool.sets)
-    if (args[param] !== undefined) record[field] = args[param];
-  if (tool.statusAfter) record.status = tool.statusAfter;
-  record.updated_at = TODAY_TIME;
-  store.changed(entity.name, record);
-  return { ok: true, json: JSON.stringify(store.view(entity.name, record, tool.view)) };
+    if (args[param] !== undefined) changed[field] = args[param];
+  if (tool.statusAfter) changed.status = tool.statusAfter;
+  changed.updated_at = TODAY_TIME;
+  store.changed(entity.name, changed);
+  return { ok: true, json: JSON.stringify(store.view(entity.name, changed, tool.view)) };
 }
 
 function create(ctx: CallContext): Outcome {
@@ -375,11 +376,12 @@ function move(
   note: string,
 ): void {
   const { store, model } = ctx;
+  const changed = store.writable(entity.name, record);
   for (const field of entity.balanceFields) {
-    if (typeof record[field] === "number")
-      record[field] = Math.round(((record[field] as number) + delta) * 100) / 100;
+    if (typeof changed[field] === "number")
+      changed[field] = Math.round(((changed[field] as number) + delta) * 100) / 100;
   }
-  store.changed(entity.name, record);
+  store.changed(entity.name, changed);
   const ledger = [...model.entities.values()].find(
     (c) => c.parent?.entity === entity.name && c.fields.has("amount"),
   );

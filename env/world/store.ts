@@ -111,6 +111,23 @@ export class Store {
     if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
   }
 
+  /**
+   * The record to change in place: the one held, or, when it is a start's (frozen, shared with the
+   * other worlds copied from that start), a copy of it put in its place.
+   */
+  writable(entity: string, record: WorldRecord): WorldRecord {
+    const records = this.#records.get(entity) as Map<string, WorldRecord>;
+    const id = String(record[this.entity(entity).idField]);
+    // What the store holds now: an earlier change in this call may have copied it already.
+    const held = records.get(id) ?? record;
+    if (!Object.isFrozen(held)) return held;
+    const copy = copyRecord(held);
+    // Set on the id already held: the record keeps its place in the store's order.
+    records.set(id, copy);
+    this.#answers.delete(held);
+    return copy;
+  }
+
   /** Marks a record as changed, so its answers (and its parent's, which list it) are rendered again. */
   changed(entity: string, record: WorldRecord): void {
     this.#answers.delete(record);
@@ -240,6 +257,22 @@ function unindex(
  */
 export function newRecord(fields: WorldRecord = {}): WorldRecord {
   return Object.assign(keyed() as WorldRecord, fields);
+}
+
+/**
+ * A record made read-only, its nested objects and lists too: a start's records are shared by every
+ * world copied from it, which copies one only to change it ({@link Store.writable}).
+ */
+export function frozenRecord(record: WorldRecord): WorldRecord {
+  const stack: object[] = [record];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    Object.freeze(next);
+    for (const key in next) {
+      const value = (next as Record<string, unknown>)[key];
+      if (value !== null && typeof value === "object") stack.push(value);
+    }
+  }
+  return record;
 }
 
 /**

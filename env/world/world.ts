@@ -26,7 +26,7 @@ import { uniqueId } from "./ids.ts";
 import { type EntityModel, type ToolModel, WorldModel } from "./model.ts";
 import { type Outcome, perform, refuse, type WorldAccess } from "./operations.ts";
 import { placeholderReason } from "./placeholders.ts";
-import { copyRecord, Store } from "./store.ts";
+import { copyRecord, frozenRecord, Store } from "./store.ts";
 
 /** A tool's answer as the agent sees it: `content` is the tool message; `error` is the refusal's code. */
 export interface ToolAnswer {
@@ -285,7 +285,7 @@ export class World implements WorldAccess {
     for (const entity of this.model.entities.values()) {
       const byId = new Map<string, WorldRecord>();
       for (const record of this.store.all(entity.name))
-        byId.set(String(record[entity.idField]), copyRecord(record));
+        byId.set(String(record[entity.idField]), frozenRecord(copyRecord(record)));
       records.set(entity.name, byId);
     }
     this.store.track();
@@ -319,15 +319,15 @@ export class World implements WorldAccess {
   }
 
   /**
-   * A world as another began: the records of its baseline copied, its person and state shared
-   * (neither is ever changed), its calls, faults and creations fresh; the store notes what calls
-   * touch from the start.
+   * A world as another began: the records of its baseline shared, each copied only when a call
+   * changes it (the baseline's are frozen), its person and state shared (neither is ever changed),
+   * its calls, faults and creations fresh; the store notes what calls touch from the start.
    */
   static fromStart(agent: Agent, situation: Situation, seed: number, start: WorldStart): World {
     const model = WorldModel.of(agent);
     const store = new Store(model);
     for (const [entity, byId] of start.baseline.records)
-      for (const record of byId.values()) store.add(entity, copyRecord(record));
+      for (const record of byId.values()) store.add(entity, record);
     store.track();
     return new World(
       agent,

@@ -37,6 +37,40 @@ describe("a situation's starting world", () => {
     }
   });
 
+  it("shares its records with the worlds copied from it, each copied only when one is changed", () => {
+    const agent = Agent.from(referenceSpec);
+    const [situation] = situations;
+    if (!situation) throw new Error("expected a situation");
+    const { baseline } = startingWorld(agent, situation, true);
+    const one = startingWorld(agent, situation, true).world;
+    const other = startingWorld(agent, situation, true).world;
+    const [entity, byId] = [...baseline.records].find(([, ids]) => ids.size > 0) ?? [];
+    const [id, kept] = [...(byId?.entries() ?? [])][0] ?? [];
+    if (!entity || !id || !kept) throw new Error("expected a record");
+    const order = () => {
+      const idField = one.model.entities.get(entity)?.idField as string;
+      return [...one.store.all(entity)].map((record) => record[idField]);
+    };
+    const before = order();
+    // Shared and read-only: a change in place would change every world of the start.
+    expect(one.store.get(entity, id)).toBe(kept);
+    expect(other.store.get(entity, id)).toBe(kept);
+    expect(() => {
+      (kept as Record<string, unknown>).status = "changed";
+    }).toThrow(TypeError);
+    const changed = one.store.writable(entity, kept);
+    expect(changed).not.toBe(kept);
+    expect(changed).toEqual(kept);
+    // A second change in the same call (a transfer between a record and itself) finds the copy.
+    expect(one.store.writable(entity, kept)).toBe(changed);
+    changed.status = "changed";
+    expect(one.store.get(entity, id)).toBe(changed);
+    expect(other.store.get(entity, id)).toBe(kept);
+    expect(kept.status).not.toBe("changed");
+    // The copy took the record's place: the store's order is as it was.
+    expect(order()).toEqual(before);
+  });
+
   it("is not served to another situation that reuses an id and seed", () => {
     const agent = Agent.from(referenceSpec);
     const [one, other] = situations.filter((s) => s.axes.world !== situations[0]?.axes.world);
