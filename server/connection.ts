@@ -92,13 +92,20 @@ export class Connection implements Flushable {
     if (this.#socket.readyState <= 1) this.#socket.close(code, reason.slice(0, 120));
   }
 
-  /** Sends the replies waiting, in order. */
+  /**
+   * Sends the replies waiting, in order. A socket that cannot take them is dropped, as a broken
+   * connection is: its session stays resumable, and nothing reaches the other connections.
+   */
   flush(): void {
     const replies = this.#unsent;
     if (replies.length === 0) return;
     this.#unsent = [];
     if (this.#socket.readyState !== 1) return;
-    for (const reply of replies) this.#socket.send(reply);
+    try {
+      for (const reply of replies) this.#socket.send(reply);
+    } catch {
+      this.#socket.terminate();
+    }
   }
 
   /** Another connection resumed this one's session: this one lets it go and closes. */
