@@ -166,8 +166,7 @@ function copyJson(
     | null,
   bare = false,
 ): object {
-  const copyOf = (node: object): object => (Array.isArray(node) ? [] : bare ? keyed() : {});
-  const root = copyOf(value);
+  const root = emptyLike(value, bare);
   const stack: { from: object; to: object; key: string | number | null }[] = [
     { from: value, to: root, key: null },
   ];
@@ -178,7 +177,7 @@ function copyJson(
       const copy = to as unknown[];
       for (let i = 0; i < from.length; i++) {
         const item: unknown = from[i];
-        const child = item !== null && typeof item === "object" ? copyOf(item) : item;
+        const child = item !== null && typeof item === "object" ? emptyLike(item, bare) : item;
         copy[i] = child;
         if (child !== item) stack.push({ from: item as object, to: child as object, key: i });
       }
@@ -187,7 +186,7 @@ function copyJson(
     for (const rawKey of Object.keys(from)) {
       const rawValue = (from as Record<string, unknown>)[rawKey];
       const [key, value] = member ? member(rawKey, rawValue, parent) : [rawKey, rawValue];
-      const child = value !== null && typeof value === "object" ? copyOf(value) : value;
+      const child = value !== null && typeof value === "object" ? emptyLike(value, bare) : value;
       if (key === PROTO)
         Object.defineProperty(to, key, {
           value: child,
@@ -200,6 +199,11 @@ function copyJson(
     }
   }
   return root;
+}
+
+/** An empty array for an array, else an empty object, {@link keyed} when `bare`. */
+function emptyLike(node: object, bare: boolean): object {
+  return Array.isArray(node) ? [] : bare ? keyed() : {};
 }
 
 /**
