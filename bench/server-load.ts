@@ -69,17 +69,20 @@ async function session(
 }
 
 const latencies: number[] = [];
+const cpuStart = process.cpuUsage();
 const started = performance.now();
 const deadline = started + seconds * 1000;
 const counts = await Promise.all(
   Array.from({ length: sessions }, () => session(deadline, latencies)),
 );
 const elapsed = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStart);
 process.stdout.write(
   JSON.stringify({
     steps: counts.reduce((sum, c) => sum + c.steps, 0),
     resets: counts.reduce((sum, c) => sum + c.resets, 0),
     seconds: elapsed,
+    clientCpuSeconds: (cpu.user + cpu.system) / 1e6,
     latencies,
   }),
 );

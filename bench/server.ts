@@ -28,10 +28,15 @@ interface Measured {
   resets: number;
   seconds: number;
   latencies: number[];
+  /** CPU seconds of the load generator's process while its sessions ran. */
+  clientCpuSeconds: number;
+  /** CPU seconds of this process (the server under test, every thread) while the load ran. */
+  serverCpuSeconds: number;
 }
 
 /** Runs the load generator (bench/server-load.ts) as its own process, on its own core, against `url`. */
 async function load(url: string, sessions: number): Promise<Measured> {
+  const cpuStart = process.cpuUsage();
   const { stdout } = await spawnLoad(
     process.execPath,
     [
@@ -42,7 +47,15 @@ async function load(url: string, sessions: number): Promise<Measured> {
     ],
     { maxBuffer: 256 * 1024 * 1024 },
   );
-  return JSON.parse(stdout) as Measured;
+  const cpu = process.cpuUsage(cpuStart);
+  return { ...JSON.parse(stdout), serverCpuSeconds: (cpu.user + cpu.system) / 1e6 } as Measured;
+}
+
+/** CPU microseconds a frame (a step or a reset) of the server and of the client. */
+function cpuPerFrame(measured: Measured): string {
+  const frames = measured.steps + measured.resets;
+  const per = (seconds: number) => ((seconds * 1e6) / frames).toFixed(0);
+  return `${per(measured.serverCpuSeconds)} / ${per(measured.clientCpuSeconds)} µs`;
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -166,7 +179,7 @@ export async function run(): Promise<void> {
         `  ${String(sessions).padStart(8)} | ${envRate.toFixed(0).padStart(16)} | ${rawRate.toFixed(0).padStart(13)} | ${ratio.toFixed(2).padStart(5)} | ${`${ms(quantile(envSorted, 0.5))} / ${ms(quantile(envSorted, 0.99))}`.padEnd(31)} | ${`${ms(quantile(rawSorted, 0.5))} / ${ms(quantile(rawSorted, 0.99))}`.padEnd(17)} | ${ms(serverP50)} / ${ms(serverP99)}  (${env.resets} resets)`,
       );
       console.log(
-        `  ${" ".repeat(8)} | the server keeps ${((envRate / bare) * 100).toFixed(0)}% of the engine alone's steps/s`,
+        `  ${" ".repeat(8)} | the server keeps ${((envRate / bare) * 100).toFixed(0)}% of the engine alone's steps/s; CPU a frame, server / client: rehearse ${cpuPerFrame(env)}, echo ${cpuPerFrame(raw)}`,
       );
       if (sessions === 64)
         console.log(
