@@ -26,7 +26,7 @@ import { uniqueId } from "./ids.ts";
 import { type EntityModel, type ToolModel, WorldModel } from "./model.ts";
 import { type Outcome, perform, refuse, type WorldAccess } from "./operations.ts";
 import { placeholderReason } from "./placeholders.ts";
-import { copyRecord, frozenRecord, Store } from "./store.ts";
+import { frozenRecord, Store } from "./store.ts";
 
 /** A tool's answer as the agent sees it: `content` is the tool message; `error` is the refusal's code. */
 export interface ToolAnswer {
@@ -277,15 +277,16 @@ export class World implements WorldAccess {
   }
 
   /**
-   * The records as they are now, copied, to compare with and start over from; from here on the
-   * store notes which records calls touch.
+   * The records as they are now, to compare with and start over from: frozen and shared with this
+   * world, which copies one only when a call changes it. From here on the store notes which
+   * records calls touch.
    */
   baseline(): Baseline {
     const records = new Map<string, Map<string, WorldRecord>>();
     for (const entity of this.model.entities.values()) {
       const byId = new Map<string, WorldRecord>();
       for (const record of this.store.all(entity.name))
-        byId.set(String(record[entity.idField]), frozenRecord(copyRecord(record)));
+        byId.set(String(record[entity.idField]), frozenRecord(record));
       records.set(entity.name, byId);
     }
     this.store.track();

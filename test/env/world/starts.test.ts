@@ -20,15 +20,14 @@ describe("a situation's starting world", () => {
       const warm = Agent.from(referenceSpec);
       const first = startingWorld(warm, situation, true);
       const again = startingWorld(warm, situation, true);
-      // The copy shares the baseline (never changed) but not a record a call could change.
+      // The copy shares the baseline and its records, frozen: a call copies a record to change it.
       expect(again.baseline).toBe(first.baseline);
       expect(again.world.snapshot()).toEqual(first.world.snapshot());
       expect(again.world.describe()).toEqual(first.world.describe());
       const [entity, byId] = [...first.baseline.records].find(([, ids]) => ids.size > 0) ?? [];
-      const id = [...(byId?.keys() ?? [])][0] as string;
-      expect(again.world.store.get(entity as string, id)).not.toBe(
-        first.world.store.get(entity as string, id),
-      );
+      const [id, record] = [...(byId?.entries() ?? [])][0] ?? [];
+      expect(again.world.store.get(entity as string, id as string)).toBe(record);
+      expect(Object.isFrozen(record)).toBe(true);
       // The second rollout on a warm agent is the row a cold agent builds from scratch.
       await played(warm, situation, 0);
       expect(await played(warm, situation, 1)).toBe(
