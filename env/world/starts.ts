@@ -19,13 +19,13 @@ const kept = new WeakMap<
 >();
 
 /**
- * The world a situation starts in, and its baseline: copied from a kept start of the same
+ * The world a situation starts in, and its baseline: started from a kept start of the same
  * situation and seed when there is one, else built, and kept when `keep` says another episode of
- * it follows (the rollouts of an RL group play one world). A copy holds the same records in the
- * same order as a build, so an episode plays the same either way. Starts are kept only when asked:
- * one nobody copies outlives a few collections and costs more than it saves. A start copied
- * without `keep` (a group's last rollout) is let go; the least recently used give way past
- * {@link KEPT_STARTS}.
+ * it follows (the rollouts of an RL group play one world). A world started from a kept start holds
+ * the same records in the same order as a build, so an episode plays the same either way. Starts
+ * are kept only when asked: one nobody uses again outlives a few collections and costs more than
+ * it saves. A start used without `keep` (a group's last rollout) is let go; the least recently
+ * used give way past {@link KEPT_STARTS}.
  */
 export function startingWorld(
   agent: Agent,

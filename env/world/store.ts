@@ -112,15 +112,15 @@ export class Store {
   }
 
   /**
-   * The record to change in place: the one held, or, when it is a start's (frozen, shared with the
-   * other worlds copied from that start), a copy of it put in its place.
+   * The record to change in place: the one held, or, when it is a baseline's (frozen, shared with
+   * the baseline and every world started from it), a copy of it put in its place.
    */
   writable(entity: string, record: WorldRecord): WorldRecord {
     const records = this.#records.get(entity) as Map<string, WorldRecord>;
     const id = String(record[this.entity(entity).idField]);
     // What the store holds now: an earlier change in this call may have copied it already.
-    const held = records.get(id) ?? record;
-    if (!Object.isFrozen(held)) return held;
+    const held = records.get(id);
+    if (held === undefined || !Object.isFrozen(held)) return held ?? record;
     const copy = copyRecord(held);
     // Set on the id already held: the record keeps its place in the store's order.
     records.set(id, copy);
@@ -260,8 +260,9 @@ export function newRecord(fields: WorldRecord = {}): WorldRecord {
 }
 
 /**
- * A record made read-only, its nested objects and lists too: a start's records are shared by every
- * world copied from it, which copies one only to change it ({@link Store.writable}).
+ * A record made read-only, its nested objects and lists too: a baseline's records are shared by its
+ * world and every world started from it, each of which copies one only to change it
+ * ({@link Store.writable}).
  */
 export function frozenRecord(record: WorldRecord): WorldRecord {
   const stack: object[] = [record];
