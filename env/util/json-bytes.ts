@@ -8,8 +8,11 @@ export function jsonBytesOver(value: unknown, limit: number): number | null {
   return bytes > limit ? bytes : null;
 }
 
-/** Longest JSON of a number: `-1.7976931348623157e+308`. */
-const NUMBER_BYTES = 24;
+/**
+ * Longest JSON of a number: 17 significant digits under 1e-5, which JavaScript still writes out in
+ * full (`-0.0000012345678901234567`); a logprob looks just like that.
+ */
+const NUMBER_BYTES = 25;
 
 /**
  * An upper bound on the UTF-8 bytes of a plain JSON value's text: a string's UTF-16 unit takes at

@@ -52,6 +52,8 @@ export function startingWorld(
   const world = createWorld({ spec: agent, situation });
   const baseline = world.baseline();
   if (!keep) return { world, baseline };
+  // Another situation under a kept id and seed takes its place as the newest.
+  starts.delete(key);
   if (starts.size >= KEPT_STARTS) starts.delete(starts.keys().next().value as string);
   starts.set(key, {
     given: written,

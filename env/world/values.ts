@@ -1,4 +1,5 @@
 import type { Rng } from "../rng.ts";
+import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import { isoDay, isoSecond } from "./dates.ts";
 import { fitDetail, type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
@@ -79,8 +80,9 @@ export function valueFor(
   ctx: ValueContext,
 ): unknown {
   const s = schema ?? {};
-  if (s.const !== undefined) return s.const;
-  if (Array.isArray(s.enum) && s.enum.length > 0) return ctx.rng.pick(s.enum);
+  // Copies: a record's value is frozen with its baseline, and must never be the spec's own schema.
+  if (s.const !== undefined) return copyData(s.const, true);
+  if (Array.isArray(s.enum) && s.enum.length > 0) return copyData(ctx.rng.pick(s.enum), true);
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
   // A detail of the owner (their phone, zip, date of birth) is theirs, in the form the schema takes.
   const detail = identityKey(field.toLowerCase());

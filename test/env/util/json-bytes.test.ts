@@ -30,6 +30,32 @@ describe("jsonBytesOver", () => {
     );
   });
 
+  it("bounds the longest numbers JavaScript writes, logprobs among them", () => {
+    const longest = [
+      -0.0000012345678901234567, -1.7976931348623157e308, -5e-324, -1234567890123456800000,
+    ];
+    for (const n of longest) expect(JSON.stringify(n).length).toBeLessThanOrEqual(25);
+    // Thousands of them, as a message's token_logprobs: the bound's slack elsewhere does not cover them.
+    const message = {
+      role: "assistant",
+      content: "ok",
+      token_logprobs: Array(10_300).fill(longest[0]),
+    };
+    const bytes = exact(message);
+    expect(jsonBytesOver(message, bytes - 1)).toBe(bytes);
+    expect(jsonBytesOver(message, 262_144)).toBe(bytes > 262_144 ? bytes : null);
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: -1e-5, max: -1e-6, noNaN: true }), { maxLength: 2000 }),
+        (numbers) => {
+          const bytes = exact(numbers);
+          if (bytes > 0) expect(jsonBytesOver(numbers, bytes - 1)).toBe(bytes);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it("measures a value that writes itself (toJSON) by its JSON", () => {
     const stamp = { toJSON: () => "x".repeat(100) };
     expect(jsonBytesOver({ at: stamp }, 50)).toBe(exact({ at: stamp }));

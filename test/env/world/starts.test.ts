@@ -3,6 +3,7 @@ import { Agent, Episode, OfflineAgent, planSituations, rollout } from "../../../
 import { KEPT_STARTS, startingWorld } from "../../../env/world/starts.ts";
 import type { Situation } from "../../../spec/index.ts";
 import { referenceSpec } from "../../fixtures/reference-spec.ts";
+import { situationOf } from "../../fixtures/situations.ts";
 
 /** The row of one rollout of a situation, played by the offline agent. */
 async function played(agent: Agent, situation: Parameters<typeof startingWorld>[1], index: number) {
@@ -68,6 +69,26 @@ describe("a situation's starting world", () => {
     expect(kept.status).not.toBe("changed");
     // The copy took the record's place: the store's order is as it was.
     expect(order()).toEqual(before);
+  });
+
+  it("freezes the records' own values, never the spec's schemas they were made from", () => {
+    // A list-valued const and enum on a parameter: the records that field makes hold the values.
+    const spec = structuredClone(referenceSpec) as unknown as {
+      tools: { function: { name: string; parameters: { properties: Record<string, unknown> } } }[];
+    };
+    const list = spec.tools.find((t) => t.function.name === "list_orders");
+    if (!list) throw new Error("expected list_orders");
+    list.function.parameters.properties.labels = { type: "array", const: ["a", "b"] };
+    list.function.parameters.properties.tags = { type: "array", enum: [["x", "y"]] };
+    const agent = Agent.from(spec as unknown as typeof referenceSpec);
+    const { world } = startingWorld(agent, situationOf(agent, { tool: "list_orders" }), true);
+    const held = [...world.model.entities.values()].flatMap((e) => [...world.store.all(e.name)]);
+    expect(held.some((record) => Array.isArray(record.labels))).toBe(true);
+    const schema = agent.tools.find((t) => t.name === "list_orders")?.parameters.properties as
+      | Record<string, { const?: object; enum?: object[] }>
+      | undefined;
+    expect(Object.isFrozen(schema?.labels?.const)).toBe(false);
+    expect(Object.isFrozen(schema?.tags?.enum?.[0])).toBe(false);
   });
 
   it("is not served to another situation that reuses an id and seed", () => {
