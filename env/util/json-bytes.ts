@@ -16,7 +16,7 @@ const NUMBER_BYTES = 25;
 
 /**
  * An upper bound on the UTF-8 bytes of a plain JSON value's text: a string's UTF-16 unit takes at
- * most 6 bytes (a `\uXXXX` escape). A value that is not plain data (one with `toJSON`, a
+ * most 6 bytes (a `\u` escape and four hex digits). A value that is not plain data (one with `toJSON`, a
  * function) is unbounded, so the caller measures it.
  */
 function bytesAtMost(value: unknown): number {
