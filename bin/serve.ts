@@ -74,6 +74,11 @@ export function serveCommand(program: Command, io: Io, done: (code: number) => v
       number,
     )
     .option("--freeze-dir <dir>", "folder POST /v1/freeze writes datasets into (default: here)")
+    .option(
+      "--threads <n>",
+      `engine threads that play the episodes while the main thread keeps the sockets, for more than one core; not with --grader (default ${SERVE_DEFAULTS.threads}: all on the main thread)`,
+      number,
+    )
     .option("--grader <module>", "your grader: its reward becomes each finished episode's reward")
     .addHelpText(
       "after",
@@ -93,7 +98,7 @@ async function run(flags: ServeFlags, io: Io): Promise<number> {
   const grader = flags.grader ? await graderFrom(flags.grader) : undefined;
   const server = await serve(agent, { ...options, ...(grader ? { grader } : {}) });
   io.out(
-    `serving ${agent.name} on ${server.url} (WebSocket ${server.wsUrl}${options.token ? ", token required" : ""}); Ctrl-C to stop\n`,
+    `serving ${agent.name} on ${server.url} (WebSocket ${server.wsUrl}${options.token ? ", token required" : ""}${options.threads ? `, ${options.threads} engine thread${options.threads === 1 ? "" : "s"}` : ""}); Ctrl-C to stop\n`,
   );
   await new Promise<void>((resolve) => {
     const stop = io.onInterrupt(() => {

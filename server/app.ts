@@ -19,7 +19,7 @@ export interface AppContext {
   token?: string;
   /** The agent's name and system prompt, for `GET /metadata`. */
   agent: { name: string; system_prompt: string };
-  metricsText(): string;
+  metricsText(): Promise<string>;
   freeze(request: z.infer<typeof FreezeRequestSchema>): Promise<FreezeResult>;
   /** The report page of the finished episodes held for the next freeze, for `GET /report`. */
   report(): Promise<string>;
@@ -62,8 +62,8 @@ export function createApp(context: AppContext): Hono {
     }),
   );
   app.get("/schema", (c) => c.json(SCHEMAS));
-  app.get("/metrics", (c) =>
-    c.text(context.metricsText(), 200, { "content-type": "text/plain; version=0.0.4" }),
+  app.get("/metrics", async (c) =>
+    c.text(await context.metricsText(), 200, { "content-type": "text/plain; version=0.0.4" }),
   );
   app.get("/report", async (c) => {
     try {

@@ -38,6 +38,8 @@ export interface ConnectionContext {
   newEpisode(): Episode;
   /** True once the server is shutting down: frames are answered, nothing new runs. */
   readonly draining: boolean;
+  /** Told when the connection on `socket` comes to hold a session or lets it go. */
+  held?(socket: WebSocket, holds: boolean): void;
 }
 
 /** An error that ends the connection after its reply (OpenEnv's capacity, factory and session errors). */
@@ -110,18 +112,23 @@ export class Connection implements Flushable {
 
   /** Another connection resumed this one's session: this one lets it go and closes. */
   takeOver(): void {
-    this.session = null;
+    this.#hold(null);
     this.close(CLOSE.resumed, "session resumed on another connection");
   }
 
-  #receive(frame: Buffer, encoding: Encoding): void {
+  #receive(frame: Buffer | string, encoding: Encoding): void {
     this.lastActive = performance.now();
     const { maxFrameBytes } = this.#context;
-    if (frame.length > maxFrameBytes) {
+    // A text relayed from the main thread is measured in bytes only when it could be over: UTF-8 takes at most 3 a character.
+    const size =
+      typeof frame === "string" && frame.length * 3 > maxFrameBytes
+        ? Buffer.byteLength(frame)
+        : frame.length;
+    if (size > maxFrameBytes) {
       this.#fail(
         wireError(
           "VALIDATION_ERROR",
-          `frame of ${frame.length} bytes is over the server's limit of ${maxFrameBytes}`,
+          `frame of ${size} bytes is over the server's limit of ${maxFrameBytes}`,
         ),
         encoding,
       );
@@ -153,7 +160,7 @@ export class Connection implements Flushable {
     });
   }
 
-  async #handle(frame: Buffer, encoding: Encoding, started: number): Promise<void> {
+  async #handle(frame: Buffer | string, encoding: Encoding, started: number): Promise<void> {
     const decoded = decodeFrame(frame, encoding);
     if (!decoded.ok) {
       this.#fail(decoded.error, encoding, decoded.id);
@@ -209,7 +216,7 @@ export class Connection implements Flushable {
         return { type: "state", data: await this.#resume(message.data.session_id) };
       case "close":
         if (this.session) this.#context.table.remove(this.session);
-        this.session = null;
+        this.#hold(null);
         this.close(CLOSE.normal, "closed by the client");
         return null;
     }
@@ -232,7 +239,7 @@ export class Connection implements Flushable {
         return new Session(episode, stepRate, hooks);
       });
       session.connection = this;
-      this.session = session;
+      this.#hold(session);
       return session;
     } catch (error) {
       if (!(error instanceof CapacityError)) throw error;
@@ -267,10 +274,16 @@ export class Connection implements Flushable {
       );
     if (session.connection && session.connection !== this) session.connection.takeOver();
     session.connection = this;
-    this.session = session;
+    this.#hold(session);
     await session.settled();
     session.lastActive = performance.now();
     return session.state(true);
+  }
+
+  #hold(session: Session | null): void {
+    if ((this.session === null) !== (session === null))
+      this.#context.held?.(this.#socket, session !== null);
+    this.session = session;
   }
 
   /** Refuses a reset or step past the session's rate with how long to wait. */

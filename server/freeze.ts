@@ -34,7 +34,12 @@ export class FinishedEpisodes {
   }
 
   add(row: Row): void {
-    this.#rows.push(JSON.stringify(row));
+    this.addLine(JSON.stringify(row));
+  }
+
+  /** Keeps a row already written as its JSON line (by an engine thread). */
+  addLine(line: string): void {
+    this.#rows.push(line);
     if (this.#rows.length > this.#keep) {
       // Dropping in batches keeps adding cheap: the array is cut once per `keep / 8` rows.
       const excess = this.#rows.length - this.#keep + Math.floor(this.#keep / 8);

@@ -36,12 +36,11 @@ import {
   ServeOptionsSchema,
 } from "../spec/index.ts";
 import { createApp } from "./app.ts";
-import { Connection, type ConnectionContext } from "./connection.ts";
+import { Engine, settle } from "./engine.ts";
 import { FinishedEpisodes, freeze, heldDataset } from "./freeze.ts";
 import { Metrics } from "./metrics.ts";
-import { Outbox } from "./outbox.ts";
 import { encodeReply, wireError } from "./protocol.ts";
-import { SessionTable } from "./sessions.ts";
+import { EngineThreads } from "./threads.ts";
 
 /** How long shutdown waits for steps in flight, then for clients to answer the close. */
 const DRAIN_MS = 10_000;
@@ -93,39 +92,64 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     // A trainer resets its group's sessions to one task: the group copies one starting world.
     (() => new Episode({ spec: agent, situations, maxTurns, keepStart: true, ...roles }));
 
-  const metrics = new Metrics();
-  const table = new SessionTable(o.maxSessions);
-  const finished = new FinishedEpisodes(o.keepEpisodes);
-  const connections = new Set<Connection>();
-  const idleMs = o.idleTtl * 1000;
-  let draining = false;
-  const context: ConnectionContext = {
-    table,
-    metrics,
+  const limits = {
+    maxSessions: o.maxSessions,
     maxFrameBytes: o.maxFrameBytes,
     stepRate: o.stepRate,
-    hooks: { ...(grader ? { grader } : {}), finished: (row) => finished.add(row) },
-    outbox: new Outbox(),
-    newEpisode: () => newEpisode({ agent, situations, maxTurns }),
-    get draining() {
-      return draining;
-    },
+    idleTtl: o.idleTtl,
   };
+  const finished = new FinishedEpisodes(o.keepEpisodes);
+  // What the main thread answers itself (capacity at the door); each engine counts its own.
+  const metrics = new Metrics();
+  const sessions = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  let engine: Engine | null = null;
+  let threads: EngineThreads | null = null;
+  if (o.threads > 0) {
+    const custom = Object.entries({ grader, writer, userModel, createEpisode }).find(
+      ([, given]) => given !== undefined,
+    );
+    if (custom)
+      throw new InputError("serve options", [
+        {
+          path: custom[0],
+          message: `engine threads play with the offline roles and no grader: a ${custom[0]} given as a function runs only with threads: 0`,
+        },
+      ]);
+    threads = await EngineThreads.start(
+      o.threads,
+      {
+        spec: agent.spec,
+        specHash: agent.hash,
+        rows: o.rows ?? DEFAULTS.rows,
+        seed: o.seed,
+        maxTurns,
+        ...limits,
+        sessions: sessions.buffer as SharedArrayBuffer,
+      },
+      (line) => finished.addLine(line),
+    );
+  } else {
+    engine = new Engine({
+      limits,
+      newEpisode: () => newEpisode({ agent, situations, maxTurns }),
+      hooks: { ...(grader ? { grader } : {}), finished: (row) => finished.add(row) },
+      shared: sessions,
+    });
+  }
+  const connectionCount = () => threads?.connections ?? engine?.connections.size ?? 0;
 
   const accept = (socket: WebSocket) => {
     // Sockets without a session hold no slot; this bounds them, so idle sockets cannot pile up.
-    if (connections.size >= 2 * o.maxSessions) {
+    const open = connectionCount();
+    if (open >= 2 * o.maxSessions) {
       metrics.error("CAPACITY_REACHED");
       socket.send(
         encodeReply(
           {
             type: "error",
             data: {
-              ...wireError(
-                "CAPACITY_REACHED",
-                `Server at capacity: ${connections.size} connections open`,
-              ),
-              active_sessions: table.size,
+              ...wireError("CAPACITY_REACHED", `Server at capacity: ${open} connections open`),
+              active_sessions: Atomics.load(sessions, 0),
               max_sessions: o.maxSessions,
             },
           },
@@ -135,9 +159,25 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
       socket.close(1013, "server at capacity");
       return;
     }
-    const connection = new Connection(socket, context);
-    connections.add(connection);
-    socket.on("close", () => connections.delete(connection));
+    if (threads) threads.accept(socket);
+    else engine?.accept(socket);
+  };
+
+  const metricsText = async () => {
+    const whole = new Metrics();
+    whole.add(metrics.counts());
+    let detached = engine?.table.detached ?? 0;
+    if (engine) whole.add(engine.metrics.counts());
+    if (threads) {
+      const counted = await threads.counts();
+      for (const counts of counted.metrics) whole.add(counts);
+      detached += counted.detached;
+    }
+    return whole.render({
+      sessions: Atomics.load(sessions, 0),
+      detached,
+      connections: connectionCount(),
+    });
   };
 
   const freezeSetting = {
@@ -148,12 +188,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
   const app = createApp({
     ...(o.token ? { token: o.token } : {}),
     agent,
-    metricsText: () =>
-      metrics.render({
-        sessions: table.size,
-        detached: table.detached,
-        connections: connections.size,
-      }),
+    metricsText,
     freeze: (request) =>
       freeze(finished, request, { folder: o.freezeDir ?? process.cwd(), ...freezeSetting }),
     report: () => renderReport(heldDataset(finished, freezeSetting), "episodes held for freeze"),
@@ -167,25 +202,18 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
   });
   // Plain HTTP/1.1 (createAdaptorServer's default): the WebSocket upgrade lives there.
   const http = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
-  await new Promise<void>((resolve, reject) => {
-    http.once("error", reject);
-    http.listen(o.port, o.host, () => {
-      http.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      http.once("error", reject);
+      http.listen(o.port, o.host, () => {
+        http.off("error", reject);
+        resolve();
+      });
     });
-  });
-
-  const sweep = setInterval(
-    () => {
-      table.sweep(idleMs);
-      const now = performance.now();
-      for (const connection of connections)
-        if (!connection.busy && now - connection.lastActive > idleMs)
-          connection.close(1001, "idle");
-    },
-    Math.max(20, Math.min(idleMs / 4, 5_000)),
-  );
-  sweep.unref();
+  } catch (error) {
+    await threads?.close();
+    throw error;
+  }
 
   const { port } = http.address() as AddressInfo;
   const host = o.host.includes(":") ? `[${o.host}]` : o.host;
@@ -196,30 +224,18 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     port,
     close: () => {
       closing ??= (async () => {
-        draining = true;
-        clearInterval(sweep);
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-        await settle(
-          Promise.all([...connections].map((connection) => connection.idle())),
-          DRAIN_MS,
-        );
-        for (const connection of connections) connection.close(1001, "server shutting down");
+        await (threads ? threads.drain(DRAIN_MS) : engine?.drain(DRAIN_MS));
         await settle(Promise.all([...wss.clients].map((client) => closed(client))), CLOSE_GRACE_MS);
         for (const client of wss.clients) client.terminate();
         wss.close();
         http.closeAllConnections();
+        await threads?.close();
         await stopped;
       })();
       return closing;
     },
   };
-}
-
-/** Waits for `work`, or `ms`, whichever comes first. */
-async function settle(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }
 
 function closed(socket: WebSocket): Promise<void> {

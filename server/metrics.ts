@@ -5,6 +5,16 @@ const BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
 
+/** A {@link Metrics}' counts as plain data, sent from an engine thread to be summed. */
+export interface MetricsCounts {
+  resets: number;
+  steps: number;
+  episodesFinished: number;
+  errors: [WireErrorCode, number][];
+  buckets: number[];
+  latencySum: number;
+}
+
 /**
  * The server's counters, read by `GET /metrics` in Prometheus' text format: sessions and
  * connections open, resets, steps, finished episodes, errors by code, and step latency.
@@ -28,6 +38,31 @@ export class Metrics {
     this.#latencySum += seconds;
     const at = BUCKETS.findIndex((bound) => seconds <= bound);
     if (at >= 0) this.#buckets[at] = (this.#buckets[at] as number) + 1;
+  }
+
+  /** The counts so far, as plain data. */
+  counts(): MetricsCounts {
+    return {
+      resets: this.resets,
+      steps: this.steps,
+      episodesFinished: this.episodesFinished,
+      errors: [...this.#errors.entries()],
+      buckets: [...this.#buckets],
+      latencySum: this.#latencySum,
+    };
+  }
+
+  /** Adds another's counts to these (an engine thread's, to the server's whole). */
+  add(counts: MetricsCounts): void {
+    this.resets += counts.resets;
+    this.steps += counts.steps;
+    this.episodesFinished += counts.episodesFinished;
+    for (const [code, n] of counts.errors)
+      this.#errors.set(code, (this.#errors.get(code) ?? 0) + n);
+    counts.buckets.forEach((n, i) => {
+      this.#buckets[i] = (this.#buckets[i] as number) + n;
+    });
+    this.#latencySum += counts.latencySum;
   }
 
   /** The text `GET /metrics` serves, given the gauges read now. */

@@ -11,24 +11,42 @@ export class CapacityError extends Error {
   }
 }
 
+/** Told when a session joins or leaves a table (a server on engine threads keeps its directory so). */
+export interface SessionEvents {
+  added(id: string): void;
+  removed(id: string): void;
+}
+
 /**
  * The sessions the server holds, by id: at most `max` at once (a session whose connection
  * dropped keeps its slot until it is resumed or its idle TTL passes, so a leaked connection
- * frees its slot by itself).
+ * frees its slot by itself). Tables on several engine threads share one count of the slots in
+ * use, an `Int32Array` over shared memory, so `max` holds for the server as a whole.
  */
 export class SessionTable {
   readonly max: number;
   readonly #sessions = new Map<string, Session>();
+  readonly #shared: Int32Array | null;
+  readonly #events: SessionEvents | null;
 
-  constructor(max: number) {
+  constructor(max: number, options: { shared?: Int32Array; events?: SessionEvents } = {}) {
     this.max = max;
+    this.#shared = options.shared ?? null;
+    this.#events = options.events ?? null;
   }
 
   /** Adds a session made by `make`, or throws a {@link CapacityError} when every slot is taken. */
   add(make: () => Session): Session {
-    if (this.#sessions.size >= this.max) throw new CapacityError(this.#sessions.size, this.max);
-    const session = make();
+    this.#take();
+    let session: Session;
+    try {
+      session = make();
+    } catch (error) {
+      this.#give();
+      throw error;
+    }
     this.#sessions.set(session.id, session);
+    this.#events?.added(session.id);
     return session;
   }
 
@@ -38,7 +56,7 @@ export class SessionTable {
 
   /** Forgets a session: closed by its client, or expired. */
   remove(session: Session): void {
-    this.#sessions.delete(session.id);
+    if (this.#sessions.delete(session.id)) this.#forgot(session.id);
   }
 
   /** Forgets sessions left without a connection for longer than `ttlMs`; returns how many. */
@@ -47,13 +65,20 @@ export class SessionTable {
     for (const session of this.#sessions.values())
       if (session.connection === null && now - session.lastActive > ttlMs) {
         this.#sessions.delete(session.id);
+        this.#forgot(session.id);
         dropped++;
       }
     return dropped;
   }
 
+  /** Sessions this table holds. */
   get size(): number {
     return this.#sessions.size;
+  }
+
+  /** Slots in use on the whole server: this table's, and those of the tables it shares a count with. */
+  get active(): number {
+    return this.#shared ? Atomics.load(this.#shared, 0) : this.#sessions.size;
   }
 
   /** Sessions waiting for a resume. */
@@ -61,5 +86,27 @@ export class SessionTable {
     let n = 0;
     for (const session of this.#sessions.values()) if (session.connection === null) n++;
     return n;
+  }
+
+  /** Takes a slot, or throws when none is free. */
+  #take(): void {
+    if (!this.#shared) {
+      if (this.#sessions.size >= this.max) throw new CapacityError(this.#sessions.size, this.max);
+      return;
+    }
+    const before = Atomics.add(this.#shared, 0, 1);
+    if (before >= this.max) {
+      Atomics.sub(this.#shared, 0, 1);
+      throw new CapacityError(before, this.max);
+    }
+  }
+
+  #give(): void {
+    if (this.#shared) Atomics.sub(this.#shared, 0, 1);
+  }
+
+  #forgot(id: string): void {
+    this.#give();
+    this.#events?.removed(id);
   }
 }

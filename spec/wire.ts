@@ -167,6 +167,8 @@ export const SERVE_DEFAULTS = {
   stepRate: 100,
   /** Finished episodes kept for `POST /v1/freeze` (the oldest give way, counted in the sidecar's warnings). */
   keepEpisodes: 10_000,
+  /** Engine threads beside the main thread; 0 plays every episode on the main thread. */
+  threads: 0,
 } as const;
 
 /** The options of `serve` and `rehearse serve`, checked before the server starts. */
@@ -190,6 +192,8 @@ export const ServeOptionsSchema = z.strictObject({
   maxTurns: z.int().min(1).max(1000).optional(),
   /** The folder `POST /v1/freeze` writes datasets into. */
   freezeDir: z.string().min(1).optional(),
+  /** Engine threads that play the episodes while the main thread keeps the sockets; 0 plays them on the main thread. */
+  threads: z.int().min(0).max(256, "expected at most 256 engine threads").optional(),
 });
 export type ServeOptionsPlain = z.infer<typeof ServeOptionsSchema>;
 

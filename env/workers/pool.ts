@@ -1,10 +1,8 @@
-import { mkdir, rename } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { threadId, Worker } from "node:worker_threads";
+import { Worker } from "node:worker_threads";
 import type { Row, Situation } from "../../spec/index.ts";
 import type { RowFacts } from "../run-tally.ts";
+import { threadModule } from "./module.ts";
 import type { PlayReply, PlayRequest, WorkerSetup } from "./protocol.ts";
 
 /** Episodes handed to one worker before it answers: enough that it never waits on the main thread. */
@@ -48,7 +46,15 @@ export class WorkerPool {
 
   /** Starts `size` worker threads, each building the engine for `setup`. */
   static async start(size: number, setup: WorkerSetup): Promise<WorkerPool> {
-    return new WorkerPool(size, setup, await workerModule());
+    return new WorkerPool(
+      size,
+      setup,
+      await threadModule(
+        import.meta.url,
+        new URL("./worker.js", import.meta.url),
+        new URL("./worker.ts", import.meta.url),
+      ),
+    );
   }
 
   private constructor(size: number, setup: WorkerSetup, module: URL) {
@@ -113,43 +119,4 @@ export class WorkerPool {
     for (const waiting of this.#pending.values()) waiting.reject(error);
     this.#pending.clear();
   }
-}
-
-/**
- * The worker's module: the built JavaScript beside this one, or, when the engine runs from its
- * TypeScript sources (tsx, vitest), worker.ts bundled once per process with esbuild (tsx's own
- * compiler) into node_modules/.cache, where its packages resolve. Node 20 applies no
- * module.register() hooks in worker threads, so `--import tsx` does not reach them, and tsx's
- * require hook compiles the engine file by file in each thread: seconds per worker, where the
- * bundle loads in a fraction of one.
- */
-function workerModule(): Promise<URL> {
-  if (!import.meta.url.endsWith(".ts"))
-    return Promise.resolve(new URL("./worker.js", import.meta.url));
-  bundled ??= bundleWorker();
-  return bundled;
-}
-
-let bundled: Promise<URL> | undefined;
-
-async function bundleWorker(): Promise<URL> {
-  const { build } = await import("esbuild");
-  const root = fileURLToPath(new URL("../../", import.meta.url));
-  const folder = join(root, "node_modules", ".cache", "rehearse");
-  await mkdir(folder, { recursive: true });
-  const target = join(folder, "simulate-worker.mjs");
-  // Another process may be loading the bundle: write beside it and rename over it in one step.
-  const temp = `${target}.${process.pid}.${threadId}.tmp`;
-  await build({
-    entryPoints: [fileURLToPath(new URL("./worker.ts", import.meta.url))],
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    packages: "external",
-    outfile: temp,
-    logLevel: "warning",
-  });
-  await rename(temp, target);
-  return pathToFileURL(target);
 }

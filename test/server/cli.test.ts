@@ -56,10 +56,10 @@ describe("rehearse serve", () => {
     expect(err).not.toMatch(/\n\s+at /);
   });
 
-  it("stops on SIGTERM as a real process, exit code 0", async () => {
+  it("stops on SIGTERM as a real process with an engine thread, exit code 0", async () => {
     const child = spawn(
       CLI[0],
-      [...CLI.slice(1), "serve", "--spec", SPEC, "--port", "0", "--rows", "4"],
+      [...CLI.slice(1), "serve", "--spec", SPEC, "--port", "0", "--rows", "4", "--threads", "1"],
       {
         cwd: ROOT,
         env: { ...process.env, REHEARSE_TOKEN: "token-from-the-environment" },
@@ -76,8 +76,13 @@ describe("rehearse serve", () => {
       });
       child.once("exit", () => reject(new Error(`exited early: ${err}`)));
     });
-    expect(out).toMatch(/token required/);
+    expect(out).toMatch(/token required, 1 engine thread\)/);
     expect((await fetch(`${url}/metrics`)).status).toBe(401);
+    const client = new EnvClient(`${url.replace("http", "ws")}/ws`, {
+      token: "token-from-the-environment",
+    });
+    expect((await client.reset()).done).toBe(false);
+    await client.close();
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     expect(await exited).toBe(0);

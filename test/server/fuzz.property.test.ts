@@ -6,17 +6,6 @@ import { RawSocket } from "./harness.ts";
 
 const packr = new Packr({ useRecords: false });
 const MAX_FRAME = 8192;
-let server: ServerHandle;
-
-beforeAll(async () => {
-  server = await serve("examples/retail-orders.json", {
-    port: 0,
-    rows: 8,
-    maxFrameBytes: MAX_FRAME,
-    stepRate: 1e6,
-  });
-});
-afterAll(() => server.close());
 
 /** Types that keep the connection open whatever their data (`close` and `resume` end it by design). */
 const TYPES = ["reset", "step", "state", "reward", "jump", "", "STEP", "observation", "error"];
@@ -93,7 +82,20 @@ function bytesOf(value: unknown, binary: boolean): { data: string | Buffer; bina
   return { data: text ?? "{", binary: false };
 }
 
-describe("random and malformed frames (fast-check)", () => {
+// Once with the episodes on the main thread, once on two engine threads that the main thread relays to.
+describe.each([0, 2])("random and malformed frames (fast-check), %i engine threads", (threads) => {
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await serve("examples/retail-orders.json", {
+      port: 0,
+      rows: 8,
+      maxFrameBytes: MAX_FRAME,
+      stepRate: 1e6,
+      threads,
+    });
+  });
+  afterAll(() => server.close());
+
   it("answers every frame with one reply, never crashes, and the socket stays usable", async () => {
     const seen = new Map<string, number>();
     await fc.assert(

@@ -1,0 +1,290 @@
+import { Worker } from "node:worker_threads";
+import type { WebSocket } from "ws";
+import { threadModule } from "../env/index.ts";
+import type { MetricsCounts } from "./metrics.ts";
+import { decodeFrame } from "./protocol.ts";
+import {
+  append,
+  type Batch,
+  type EngineThreadSetup,
+  type FromThread,
+  type ThreadAnswer,
+  type ThreadRequest,
+  type ToThread,
+} from "./thread-protocol.ts";
+
+/** One engine thread, the frames waiting to go to it, and how many connections it serves. */
+interface Thread {
+  readonly worker: Worker;
+  batch: Batch<ToThread>;
+  connections: number;
+  /** Sessions it holds, as it told: their slots are given back if it stops. */
+  sessions: number;
+  alive: boolean;
+}
+
+/** A client's socket on the main thread, and the engine thread that serves it. */
+interface Relayed {
+  readonly id: number;
+  readonly socket: WebSocket;
+  thread: Thread;
+  /** Whether its connection holds a session (its thread says so when that changes). */
+  holds: boolean;
+}
+
+/** Where a frame that names `resume` is looked for: text and MessagePack both hold the word as it is. */
+const RESUME = Buffer.from("resume");
+
+/**
+ * The main thread's side of a server on engine threads: each connection is pinned to the thread
+ * serving the fewest, its frames relayed there in one message per turn of the event loop and its
+ * replies sent as they come back. A `resume` of a session another thread holds moves the
+ * connection to that thread first (the threads tell which sessions they hold). Finished episodes'
+ * rows come back as JSON lines for `POST /v1/freeze`.
+ */
+export class EngineThreads {
+  readonly #threads: Thread[];
+  readonly #relayed = new Map<number, Relayed>();
+  /** Which thread holds each session. */
+  readonly #owners = new Map<string, Thread>();
+  readonly #finished: (line: string) => void;
+  /** The session count every thread shares. */
+  readonly #shared: Int32Array;
+  /** Questions asked of the threads, by number, waiting for their answers. */
+  readonly #asked = new Map<
+    number,
+    { thread: Thread; resolve: (answer: ThreadAnswer | null) => void }
+  >();
+  #nextId = 0;
+  #nextAsk = 0;
+  #scheduled = false;
+
+  private constructor(
+    workers: Worker[],
+    sessions: SharedArrayBuffer,
+    finished: (line: string) => void,
+  ) {
+    this.#finished = finished;
+    this.#shared = new Int32Array(sessions);
+    this.#threads = workers.map((worker) => ({
+      worker,
+      batch: [],
+      connections: 0,
+      sessions: 0,
+      alive: true,
+    }));
+    for (const thread of this.#threads) {
+      thread.worker.on("message", (message: Batch<FromThread> | ThreadAnswer) =>
+        Array.isArray(message) ? this.#replies(thread, message) : this.#answered(message),
+      );
+      thread.worker.on("error", () => this.#lost(thread));
+      thread.worker.on("exit", () => this.#lost(thread));
+    }
+  }
+
+  /** Starts `count` engine threads and resolves once each has planned its grid. */
+  static async start(
+    count: number,
+    setup: EngineThreadSetup,
+    finished: (line: string) => void,
+  ): Promise<EngineThreads> {
+    const module = await threadModule(
+      import.meta.url,
+      new URL("./engine-thread.js", import.meta.url),
+      new URL("./engine-thread.ts", import.meta.url),
+    );
+    const workers = Array.from({ length: count }, () => new Worker(module, { workerData: setup }));
+    try {
+      await Promise.all(
+        workers.map(
+          (worker, index) =>
+            new Promise<void>((resolve, reject) => {
+              worker.once("message", () => resolve());
+              worker.once("error", (error) =>
+                reject(new Error(`engine thread ${index}: ${error.message}`)),
+              );
+            }),
+        ),
+      );
+    } catch (error) {
+      await Promise.all(workers.map((worker) => worker.terminate()));
+      throw error;
+    }
+    return new EngineThreads(workers, setup.sessions, finished);
+  }
+
+  /** Connections open on every thread. */
+  get connections(): number {
+    return this.#relayed.size;
+  }
+
+  /** Pins a new connection to the live thread serving the fewest, and relays it there. */
+  accept(socket: WebSocket): void {
+    const thread = this.#leastBusy();
+    if (!thread) {
+      socket.close(1011, "no engine thread is running");
+      return;
+    }
+    const relayed: Relayed = { id: this.#nextId++, socket, thread, holds: false };
+    this.#relayed.set(relayed.id, relayed);
+    this.#pin(relayed, thread);
+    socket.on("message", (data: Buffer, isBinary: boolean) => {
+      if (!relayed.holds && data.indexOf(RESUME) >= 0) this.#follow(relayed, data, isBinary);
+      // A binary frame's own bytes, copied out of the read buffer they may share (a clone would copy it whole).
+      this.#queue(relayed.thread, [
+        "frame",
+        relayed.id,
+        isBinary ? new Uint8Array(data) : data.toString(),
+      ]);
+    });
+    socket.on("close", () => {
+      this.#relayed.delete(relayed.id);
+      relayed.thread.connections--;
+      this.#queue(relayed.thread, ["closed", relayed.id, null]);
+    });
+  }
+
+  /** Every thread's counters and its sessions waiting for a resume. */
+  async counts(): Promise<{ metrics: MetricsCounts[]; detached: number }> {
+    const answers = await Promise.all(
+      this.#live().map((thread) => this.#ask(thread, (ask) => ({ kind: "counts", ask }))),
+    );
+    let detached = 0;
+    const metrics: MetricsCounts[] = [];
+    for (const answer of answers)
+      if (answer?.kind === "counts") {
+        metrics.push(answer.metrics);
+        detached += answer.detached;
+      }
+    return { metrics, detached };
+  }
+
+  /** Has every thread finish its work in flight (at most `ms`) and close its connections. */
+  async drain(ms: number): Promise<void> {
+    this.#flush();
+    await Promise.all(
+      this.#live().map((thread) => this.#ask(thread, (ask) => ({ kind: "drain", ask, ms }))),
+    );
+  }
+
+  /** Stops every thread. */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.#threads.map((thread) => {
+        thread.alive = false;
+        return thread.worker.terminate();
+      }),
+    );
+  }
+
+  #pin(relayed: Relayed, thread: Thread): void {
+    relayed.thread = thread;
+    thread.connections++;
+    this.#queue(thread, ["open", relayed.id, null]);
+  }
+
+  /** A resume of a session on another thread: the connection, holding none, moves there. */
+  #follow(relayed: Relayed, data: Buffer, isBinary: boolean): void {
+    const decoded = decodeFrame(data, isBinary ? "msgpack" : "json");
+    if (!decoded.ok || decoded.message.type !== "resume") return;
+    const owner = this.#owners.get(decoded.message.data.session_id);
+    if (!owner || owner === relayed.thread || !owner.alive) return;
+    relayed.thread.connections--;
+    this.#queue(relayed.thread, ["closed", relayed.id, null]);
+    this.#pin(relayed, owner);
+  }
+
+  #queue(thread: Thread, item: ToThread): void {
+    if (!thread.alive) return;
+    append(thread.batch, item);
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+    }
+  }
+
+  /** Sends each thread the frames of this turn, in one message. */
+  #flush(): void {
+    this.#scheduled = false;
+    for (const thread of this.#threads) {
+      if (thread.batch.length === 0) continue;
+      if (thread.alive) thread.worker.postMessage(thread.batch);
+      thread.batch = [];
+    }
+  }
+
+  #replies(thread: Thread, batch: Batch<FromThread>): void {
+    for (let at = 0; at < batch.length; at += 3) {
+      const item = [batch[at], batch[at + 1], batch[at + 2]] as unknown as FromThread;
+      switch (item[0]) {
+        case "send":
+          this.#relayed.get(item[1])?.socket.send(item[2]);
+          break;
+        case "close":
+          this.#relayed.get(item[1])?.socket.close(item[2][0], item[2][1]);
+          break;
+        case "terminate":
+          this.#relayed.get(item[1])?.socket.terminate();
+          break;
+        case "held": {
+          const relayed = this.#relayed.get(item[1]);
+          if (relayed) relayed.holds = item[2];
+          break;
+        }
+        case "added":
+          this.#owners.set(item[1], thread);
+          thread.sessions++;
+          break;
+        case "removed":
+          this.#owners.delete(item[1]);
+          thread.sessions--;
+          break;
+        case "finished":
+          this.#finished(item[1]);
+          break;
+      }
+    }
+  }
+
+  /** Asks a thread a question; resolves with its answer, or null if the thread stops first. */
+  #ask(thread: Thread, request: (ask: number) => ThreadRequest): Promise<ThreadAnswer | null> {
+    const ask = this.#nextAsk++;
+    return new Promise((resolve) => {
+      this.#asked.set(ask, { thread, resolve });
+      thread.worker.postMessage(request(ask));
+    });
+  }
+
+  #answered(answer: ThreadAnswer): void {
+    if (answer.kind === "ready") return;
+    this.#asked.get(answer.ask)?.resolve(answer);
+    this.#asked.delete(answer.ask);
+  }
+
+  /** A thread that stopped: its connections end (their sessions are gone with it); new ones go elsewhere. */
+  #lost(thread: Thread): void {
+    if (!thread.alive) return;
+    thread.alive = false;
+    Atomics.sub(this.#shared, 0, thread.sessions);
+    thread.sessions = 0;
+    for (const relayed of this.#relayed.values())
+      if (relayed.thread === thread) relayed.socket.close(1011, "engine thread stopped");
+    for (const [id, owner] of this.#owners) if (owner === thread) this.#owners.delete(id);
+    for (const [ask, waiting] of this.#asked)
+      if (waiting.thread === thread) {
+        this.#asked.delete(ask);
+        waiting.resolve(null);
+      }
+  }
+
+  #live(): Thread[] {
+    return this.#threads.filter((thread) => thread.alive);
+  }
+
+  #leastBusy(): Thread | undefined {
+    let best: Thread | undefined;
+    for (const thread of this.#threads)
+      if (thread.alive && (!best || thread.connections < best.connections)) best = thread;
+    return best;
+  }
+}

@@ -1,0 +1,244 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  Agent,
+  Episode,
+  InputError,
+  loadDataset,
+  OfflineAgent,
+  Planner,
+  type Row,
+  rollout,
+  type Situation,
+  simulate,
+} from "../../index.ts";
+import { EnvClient } from "../../sdk-client/index.ts";
+import { type ServerHandle, serve } from "../../server/index.ts";
+import { RawSocket } from "./harness.ts";
+
+const SPEC = "examples/retail-orders.json";
+const ROWS = 12;
+const SEED = 5;
+const THREADS = 2;
+
+let agent: Agent;
+let grid: Situation[];
+let rows: Row[];
+let server: ServerHandle;
+let folder: string;
+
+beforeAll(async () => {
+  agent = await Agent.load(SPEC);
+  grid = [...new Planner(agent, { rows: ROWS, seed: SEED }).walk()];
+  rows = await (await simulate(agent, { rows: ROWS, seed: SEED })).rows();
+  folder = await mkdtemp(join(tmpdir(), "rehearse-threads-"));
+  server = await serve(agent, {
+    port: 0,
+    rows: ROWS,
+    seed: SEED,
+    stepRate: 1e6,
+    maxSessions: 128,
+    freezeDir: folder,
+    threads: THREADS,
+  });
+});
+afterAll(async () => {
+  await server.close();
+  await rm(folder, { recursive: true, force: true });
+});
+
+const situationOf = (row: Row): Situation =>
+  grid.find((situation) => situation.id === row.task_id) as Situation;
+const policyFor = (row: Row) => new OfflineAgent().start(agent, row.situation.seed);
+const say = (content: string) => ({ role: "assistant", content });
+
+/** A counter's value in /metrics text. */
+function metric(text: string, name: string): number {
+  const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(" ")[1]);
+}
+
+describe("a server on engine threads", () => {
+  it.each(["json", "msgpack"] as const)(
+    "plays the same messages and reward as simulate() and the in-process Episode (%s frames)",
+    async (encoding) => {
+      // Clients open one after another land on both threads (each takes the one serving fewer).
+      for (const row of rows.slice(0, 4)) {
+        const client = new EnvClient(server.wsUrl, { encoding });
+        const remote = await rollout(client, policyFor(row), { task_id: row.task_id });
+        expect(remote.error).toBeNull();
+        expect(remote.conversation).toEqual(row.messages);
+        const local = new Episode({ spec: agent, situation: situationOf(row) });
+        const inProcess = await rollout(local, policyFor(row));
+        expect(remote.last.reward).toBe(inProcess.last.reward);
+        const { done, ...grade } = await client.reward();
+        expect(done).toBe(true);
+        expect(grade).toEqual(local.reward());
+        await client.close();
+      }
+    },
+  );
+
+  it("holds 100 concurrent sessions apart across its threads, and /metrics sums every thread's counts", async () => {
+    const before = await (await fetch(`${server.url}/metrics`)).text();
+    const plays = Array.from({ length: 100 }, (_, i) => ({
+      row: rows[i % rows.length] as Row,
+      seed: 2000 + i,
+    }));
+    const clients = plays.map(
+      (_, i) => new EnvClient(server.wsUrl, { encoding: i % 2 === 0 ? "json" : "msgpack" }),
+    );
+    const remote = await Promise.all(
+      plays.map(({ row, seed }, i) =>
+        rollout(clients[i] as EnvClient, new OfflineAgent().start(agent, seed), {
+          task_id: row.task_id,
+          seed,
+        }),
+      ),
+    );
+    for (const [i, { row, seed }] of plays.entries()) {
+      const episode = new Episode({ spec: agent, situation: situationOf(row) });
+      const local = await rollout(episode, new OfflineAgent().start(agent, seed), {
+        task_id: row.task_id,
+        seed,
+      });
+      expect(remote[i]?.conversation).toEqual(local.conversation);
+      expect(remote[i]?.last.reward).toBe(local.last.reward);
+    }
+    const states = await Promise.all(clients.map((client) => client.state()));
+    const steps = states.reduce((sum, state) => sum + state.step_count, 0);
+    const during = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metric(during, "rehearse_sessions")).toBe(100);
+    expect(metric(during, "rehearse_connections")).toBe(100);
+    expect(
+      metric(during, "rehearse_step_seconds_count") - metric(before, "rehearse_step_seconds_count"),
+    ).toBe(steps);
+    expect(metric(during, "rehearse_resets_total") - metric(before, "rehearse_resets_total")).toBe(
+      100,
+    );
+    await Promise.all(clients.map((client) => client.close()));
+  });
+
+  it("resumes a session on whichever thread holds it, and takes it from a connection still open", async () => {
+    // Four sessions opened side by side sit on both threads; each is resumed from a fresh socket.
+    const firsts = await Promise.all(Array.from({ length: 4 }, () => RawSocket.open(server.wsUrl)));
+    const resets = await Promise.all(
+      firsts.map((socket, i) => socket.ask({ type: "reset", data: { seed: 30 + i } })),
+    );
+    const steps = await Promise.all(
+      firsts.map((socket, i) =>
+        socket.ask({ type: "step", data: { message: say("How can I help?") }, id: i }),
+      ),
+    );
+    for (const [i, reset] of resets.entries()) {
+      const second = await RawSocket.open(server.wsUrl);
+      const resumed = await second.ask(
+        { type: "resume", data: { session_id: reset.data.session_id }, id: "r" },
+        i % 2 === 1,
+      );
+      expect(resumed).toMatchObject({
+        type: "state",
+        id: "r",
+        data: { session_id: reset.data.session_id, step_count: 1, last_id: i },
+      });
+      expect(resumed.data.last).toEqual(steps[i]?.data);
+      expect(await firsts[i]?.closed).toBe(4000);
+      const next = await second.ask({ type: "step", data: { message: say("Your order id?") } });
+      expect(next.data.observation.turn).toBe(2);
+      second.close();
+    }
+    const unknown = await RawSocket.open(server.wsUrl);
+    const refused = await unknown.ask({ type: "resume", data: { session_id: "no-such-session" } });
+    expect(refused.data.code).toBe("SESSION_ERROR");
+    expect(await unknown.closed).toBe(1008);
+  });
+
+  it("freezes the finished episodes of every thread into one dataset", async () => {
+    await fetch(`${server.url}/v1/freeze`, {
+      method: "POST",
+      body: JSON.stringify({ name: "before.jsonl" }),
+    });
+    const played = rows.slice(6, 10);
+    await Promise.all(
+      played.map(async (row) => {
+        const client = new EnvClient(server.wsUrl);
+        await rollout(client, policyFor(row), { task_id: row.task_id });
+        await client.close();
+      }),
+    );
+    const response = await fetch(`${server.url}/v1/freeze`, {
+      method: "POST",
+      body: JSON.stringify({ name: "threads.jsonl" }),
+    });
+    const result = (await response.json()) as { path: string; rows: number };
+    expect(result.rows).toBe(played.length);
+    const frozen = await (await loadDataset(result.path)).rows();
+    expect(frozen.map((r) => r.id).sort()).toEqual(played.map((r) => r.id).sort());
+    for (const row of frozen)
+      expect(row.messages).toEqual(played.find((r) => r.id === row.id)?.messages);
+  });
+});
+
+describe("engine threads share the server's limits and shut down cleanly", () => {
+  it("counts sessions against max_sessions on every thread together", async () => {
+    const small = await serve(agent, { port: 0, rows: 4, maxSessions: 3, threads: THREADS });
+    try {
+      const sockets = await Promise.all(
+        Array.from({ length: 4 }, () => RawSocket.open(small.wsUrl)),
+      );
+      for (const socket of sockets.slice(0, 3))
+        expect((await socket.ask({ type: "reset" })).type).toBe("observation");
+      const refused = await sockets[3]?.ask({ type: "reset" });
+      expect(refused.data).toMatchObject({
+        code: "CAPACITY_REACHED",
+        active_sessions: 3,
+        max_sessions: 3,
+      });
+      expect(await sockets[3]?.closed).toBe(1013);
+      sockets[0]?.send({ type: "close" });
+      expect(await sockets[0]?.closed).toBe(1000);
+      const again = await RawSocket.open(small.wsUrl);
+      expect((await again.ask({ type: "reset" })).type).toBe("observation");
+      again.close();
+      for (const socket of sockets) socket.close();
+    } finally {
+      await small.close();
+    }
+  });
+
+  it("finishes the steps in flight before it closes every socket (1001)", async () => {
+    const closing = await serve(agent, { port: 0, rows: 4, threads: THREADS });
+    const sockets = await Promise.all(
+      Array.from({ length: 4 }, () => RawSocket.open(closing.wsUrl)),
+    );
+    await Promise.all(sockets.map((socket) => socket.ask({ type: "reset" })));
+    for (const socket of sockets)
+      for (let i = 0; i < 3; i++)
+        socket.send({ type: "step", data: { message: say(`Hello? (${i})`) }, id: i });
+    // Once each socket's first reply is back, its frames have all reached the server.
+    const firsts = await Promise.all(sockets.map((socket) => socket.next()));
+    const shutdown = closing.close();
+    for (const [s, socket] of sockets.entries()) {
+      const replies = [firsts[s], await socket.next(), await socket.next()];
+      expect(replies.map((r) => [r.type, r.id])).toEqual([
+        ["observation", 0],
+        ["observation", 1],
+        ["observation", 2],
+      ]);
+    }
+    await shutdown;
+    for (const socket of sockets) expect(await socket.closed).toBe(1001);
+  });
+
+  it("refuses a grader, roles or an episode factory given as functions, naming the option", async () => {
+    await expect(
+      serve(agent, { port: 0, threads: 2, grader: () => ({ reward: 1, reason: "ok" }) }),
+    ).rejects.toThrow(InputError);
+    await expect(
+      serve(agent, { port: 0, threads: 2, createEpisode: () => new Episode({ spec: agent }) }),
+    ).rejects.toThrow(/createEpisode/);
+    await expect(serve(agent, { port: 0, threads: -1 })).rejects.toThrow(/threads/);
+  });
+});
