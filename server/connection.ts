@@ -38,8 +38,6 @@ export interface ConnectionContext {
   newEpisode(): Episode;
   /** True once the server is shutting down: frames are answered, nothing new runs. */
   readonly draining: boolean;
-  /** Told when the connection on `socket` comes to hold a session or lets it go. */
-  held?(socket: WebSocket, holds: boolean): void;
 }
 
 /** An error that ends the connection after its reply (OpenEnv's capacity, factory and session errors). */
@@ -91,7 +89,7 @@ export class Connection implements Flushable {
   /** Sends the replies waiting, then closes the socket (a reason of at most 123 bytes, as WebSocket allows). */
   close(code: number, reason: string): void {
     this.flush();
-    if (this.#socket.readyState <= 1) this.#socket.close(code, reason.slice(0, 120));
+    if (this.#socket.readyState <= 1) this.#socket.close(code, closeReason(reason));
   }
 
   /**
@@ -112,7 +110,7 @@ export class Connection implements Flushable {
 
   /** Another connection resumed this one's session: this one lets it go and closes. */
   takeOver(): void {
-    this.#hold(null);
+    this.session = null;
     this.close(CLOSE.resumed, "session resumed on another connection");
   }
 
@@ -216,7 +214,7 @@ export class Connection implements Flushable {
         return { type: "state", data: await this.#resume(message.data.session_id) };
       case "close":
         if (this.session) this.#context.table.remove(this.session);
-        this.#hold(null);
+        this.session = null;
         this.close(CLOSE.normal, "closed by the client");
         return null;
     }
@@ -239,7 +237,7 @@ export class Connection implements Flushable {
         return new Session(episode, stepRate, hooks);
       });
       session.connection = this;
-      this.#hold(session);
+      this.session = session;
       return session;
     } catch (error) {
       if (!(error instanceof CapacityError)) throw error;
@@ -274,16 +272,10 @@ export class Connection implements Flushable {
       );
     if (session.connection && session.connection !== this) session.connection.takeOver();
     session.connection = this;
-    this.#hold(session);
+    this.session = session;
     await session.settled();
     session.lastActive = performance.now();
     return session.state(true);
-  }
-
-  #hold(session: Session | null): void {
-    if ((this.session === null) !== (session === null))
-      this.#context.held?.(this.#socket, session !== null);
-    this.session = session;
   }
 
   /** Refuses a reset or step past the session's rate with how long to wait. */
@@ -311,6 +303,20 @@ export class Connection implements Flushable {
     this.#unsent.push(encodeReply(id === null ? reply : { ...reply, id }, encoding));
     if (this.#unsent.length === 1) this.#context.outbox.add(this);
   }
+}
+
+/** The longest close reason WebSocket allows, in UTF-8 bytes. */
+const MAX_REASON_BYTES = 123;
+
+/** A close reason cut to whole characters within {@link MAX_REASON_BYTES} (a session id may be any text). */
+export function closeReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= MAX_REASON_BYTES) return reason;
+  let cut = "";
+  for (const character of reason) {
+    if (Buffer.byteLength(cut + character) > MAX_REASON_BYTES) break;
+    cut += character;
+  }
+  return cut;
 }
 
 /** A step or reset over the session's rate. */

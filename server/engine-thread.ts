@@ -88,7 +88,6 @@ const engine = new Engine({
     added: (id) => report(["added", id, null]),
     removed: (id) => report(["removed", id, null]),
   },
-  held: (socket, holds) => report(["held", (socket as unknown as RelayedSocket).id, holds]),
 });
 
 const sockets = new Map<number, RelayedSocket>();

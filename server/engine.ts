@@ -23,7 +23,6 @@ export interface EngineSetting {
   /** The session count shared with other engine threads, when the server runs several. */
   shared?: Int32Array;
   events?: SessionEvents;
-  held?: ConnectionContext["held"];
 }
 
 /**
@@ -57,7 +56,6 @@ export class Engine {
       get draining() {
         return engine.#draining;
       },
-      ...(setting.held ? { held: setting.held } : {}),
     };
     const idleMs = limits.idleTtl * 1000;
     this.#sweep = setInterval(

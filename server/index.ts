@@ -211,7 +211,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
       });
     });
   } catch (error) {
-    await threads?.close();
+    await (threads ? threads.close() : engine?.drain(0));
     throw error;
   }
 

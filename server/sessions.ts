@@ -97,7 +97,8 @@ export class SessionTable {
     const before = Atomics.add(this.#shared, 0, 1);
     if (before >= this.max) {
       Atomics.sub(this.#shared, 0, 1);
-      throw new CapacityError(before, this.max);
+      // Another thread may be taking a slot at this instant too: the count it saw can pass max.
+      throw new CapacityError(Math.min(before, this.max), this.max);
     }
   }
 

@@ -28,8 +28,8 @@ export type ToThread =
 
 /**
  * An engine thread's word, in batches: a reply to send, a socket to close or drop, a session
- * added to or removed from its table, a connection that came to hold a session or let it go,
- * and a finished episode's row as its JSON line (for `POST /v1/freeze`).
+ * added to or removed from its table, and a finished episode's row as its JSON line (for
+ * `POST /v1/freeze`).
  */
 export type FromThread =
   | readonly ["send", id: number, data: string | Uint8Array]
@@ -37,7 +37,6 @@ export type FromThread =
   | readonly ["terminate", id: number, unused: null]
   | readonly ["added", sessionId: string, unused: null]
   | readonly ["removed", sessionId: string, unused: null]
-  | readonly ["held", id: number, holds: boolean]
   | readonly ["finished", line: string, unused: null];
 
 /**

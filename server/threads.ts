@@ -28,8 +28,8 @@ interface Relayed {
   readonly id: number;
   readonly socket: WebSocket;
   thread: Thread;
-  /** Whether its connection holds a session (its thread says so when that changes). */
-  holds: boolean;
+  /** Whether a frame has come yet: only the first may move the connection. */
+  started: boolean;
 }
 
 /** Where a frame that names `resume` is looked for: text and MessagePack both hold the word as it is. */
@@ -38,9 +38,9 @@ const RESUME = Buffer.from("resume");
 /**
  * The main thread's side of a server on engine threads: each connection is pinned to the thread
  * serving the fewest, its frames relayed there in one message per turn of the event loop and its
- * replies sent as they come back. A `resume` of a session another thread holds moves the
- * connection to that thread first (the threads tell which sessions they hold). Finished episodes'
- * rows come back as JSON lines for `POST /v1/freeze`.
+ * replies sent as they come back. A connection that opens with a `resume` of a session another
+ * thread holds moves to that thread first (the threads tell which sessions they hold). Finished
+ * episodes' rows come back as JSON lines for `POST /v1/freeze`.
  */
 export class EngineThreads {
   readonly #threads: Thread[];
@@ -48,6 +48,7 @@ export class EngineThreads {
   /** Which thread holds each session. */
   readonly #owners = new Map<string, Thread>();
   readonly #finished: (line: string) => void;
+  readonly #maxFrameBytes: number;
   /** The session count every thread shares. */
   readonly #shared: Int32Array;
   /** Questions asked of the threads, by number, waiting for their answers. */
@@ -61,11 +62,12 @@ export class EngineThreads {
 
   private constructor(
     workers: Worker[],
-    sessions: SharedArrayBuffer,
+    setup: EngineThreadSetup,
     finished: (line: string) => void,
   ) {
     this.#finished = finished;
-    this.#shared = new Int32Array(sessions);
+    this.#maxFrameBytes = setup.maxFrameBytes;
+    this.#shared = new Int32Array(setup.sessions);
     this.#threads = workers.map((worker) => ({
       worker,
       batch: [],
@@ -103,6 +105,11 @@ export class EngineThreads {
               worker.once("error", (error) =>
                 reject(new Error(`engine thread ${index}: ${error.message}`)),
               );
+              worker.once("exit", (code) =>
+                reject(
+                  new Error(`engine thread ${index} exited with code ${code} before it was ready`),
+                ),
+              );
             }),
         ),
       );
@@ -110,7 +117,7 @@ export class EngineThreads {
       await Promise.all(workers.map((worker) => worker.terminate()));
       throw error;
     }
-    return new EngineThreads(workers, setup.sessions, finished);
+    return new EngineThreads(workers, setup, finished);
   }
 
   /** Connections open on every thread. */
@@ -125,11 +132,15 @@ export class EngineThreads {
       socket.close(1011, "no engine thread is running");
       return;
     }
-    const relayed: Relayed = { id: this.#nextId++, socket, thread, holds: false };
+    const relayed: Relayed = { id: this.#nextId++, socket, thread, started: false };
     this.#relayed.set(relayed.id, relayed);
     this.#pin(relayed, thread);
     socket.on("message", (data: Buffer, isBinary: boolean) => {
-      if (!relayed.holds && data.indexOf(RESUME) >= 0) this.#follow(relayed, data, isBinary);
+      if (!relayed.started) {
+        relayed.started = true;
+        if (data.length <= this.#maxFrameBytes && data.indexOf(RESUME) >= 0)
+          this.#follow(relayed, data, isBinary);
+      }
       // A binary frame's own bytes, copied out of the read buffer they may share (a clone would copy it whole).
       this.#queue(relayed.thread, [
         "frame",
@@ -167,14 +178,12 @@ export class EngineThreads {
     );
   }
 
-  /** Stops every thread. */
+  /** Stops every thread; questions still waiting are answered with null. */
   async close(): Promise<void> {
-    await Promise.all(
-      this.#threads.map((thread) => {
-        thread.alive = false;
-        return thread.worker.terminate();
-      }),
-    );
+    for (const thread of this.#threads) thread.alive = false;
+    for (const waiting of this.#asked.values()) waiting.resolve(null);
+    this.#asked.clear();
+    await Promise.all(this.#threads.map((thread) => thread.worker.terminate()));
   }
 
   #pin(relayed: Relayed, thread: Thread): void {
@@ -183,7 +192,12 @@ export class EngineThreads {
     this.#queue(thread, ["open", relayed.id, null]);
   }
 
-  /** A resume of a session on another thread: the connection, holding none, moves there. */
+  /**
+   * A connection whose first frame resumes a session another thread holds moves to that thread
+   * before the frame goes anywhere: nothing of it has run yet, so nothing is lost or left behind.
+   * (A resume later on a connection finds the sessions of its own thread only; clients resume as
+   * the first frame of a new connection, as `EnvClient` does.)
+   */
   #follow(relayed: Relayed, data: Buffer, isBinary: boolean): void {
     const decoded = decodeFrame(data, isBinary ? "msgpack" : "json");
     if (!decoded.ok || decoded.message.type !== "resume") return;
@@ -218,19 +232,10 @@ export class EngineThreads {
       const item = [batch[at], batch[at + 1], batch[at + 2]] as unknown as FromThread;
       switch (item[0]) {
         case "send":
-          this.#relayed.get(item[1])?.socket.send(item[2]);
-          break;
         case "close":
-          this.#relayed.get(item[1])?.socket.close(item[2][0], item[2][1]);
-          break;
         case "terminate":
-          this.#relayed.get(item[1])?.socket.terminate();
+          this.#onSocket(thread, item);
           break;
-        case "held": {
-          const relayed = this.#relayed.get(item[1]);
-          if (relayed) relayed.holds = item[2];
-          break;
-        }
         case "added":
           this.#owners.set(item[1], thread);
           thread.sessions++;
@@ -243,6 +248,27 @@ export class EngineThreads {
           this.#finished(item[1]);
           break;
       }
+    }
+  }
+
+  /**
+   * A reply, close or drop for a connection's socket, from the thread serving it (a thread it
+   * left has nothing more to say to it). A socket that throws is dropped, as a broken one is.
+   */
+  #onSocket(
+    thread: Thread,
+    item: FromThread & readonly ["send" | "close" | "terminate", ...unknown[]],
+  ): void {
+    const relayed = this.#relayed.get(item[1] as number);
+    if (!relayed || relayed.thread !== thread) return;
+    try {
+      if (item[0] === "send") relayed.socket.send(item[2] as string | Uint8Array);
+      else if (item[0] === "close") {
+        const [code, reason] = item[2] as readonly [number, string];
+        relayed.socket.close(code, reason);
+      } else relayed.socket.terminate();
+    } catch {
+      relayed.socket.terminate();
     }
   }
 

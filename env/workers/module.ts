@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdir, rename } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -30,7 +31,9 @@ async function bundleOf(path: string): Promise<URL> {
   const root = fileURLToPath(new URL("../../", import.meta.url));
   const folder = join(root, "node_modules", ".cache", "rehearse");
   await mkdir(folder, { recursive: true });
-  const target = join(folder, `${basename(path, ".ts")}.mjs`);
+  // Named for the source's own path: checkouts sharing node_modules keep their bundles apart.
+  const place = createHash("sha256").update(path).digest("hex").slice(0, 12);
+  const target = join(folder, `${basename(path, ".ts")}-${place}.mjs`);
   // Another process may be loading the bundle: write beside it and rename over it in one step.
   const temp = `${target}.${process.pid}.${threadId}.tmp`;
   await build({

@@ -159,6 +159,12 @@ describe("every error code, answered on the connection", () => {
     const reply = await socket.ask({ type: "resume", data: { session_id: "no-such-session" } });
     expect(reply.data.code).toBe("SESSION_ERROR");
     expect(await socket.closed).toBe(1008);
+    // A close reason names the id, cut to WebSocket's 123 bytes, whatever characters it holds.
+    const other = await RawSocket.open(server.wsUrl);
+    const long = await other.ask({ type: "resume", data: { session_id: "€".repeat(100) } });
+    expect(long.data.code).toBe("SESSION_ERROR");
+    expect(await other.closed).toBe(1008);
+    expect(other.replies).toEqual([]);
   });
 
   it("RATE_LIMITED past the session's step rate, with retry_after_ms; the connection stays usable", async () => {

@@ -149,10 +149,35 @@ describe("a server on engine threads", () => {
       expect(next.data.observation.turn).toBe(2);
       second.close();
     }
+    // An id no thread holds, of characters whose close reason passes 123 bytes uncut.
     const unknown = await RawSocket.open(server.wsUrl);
-    const refused = await unknown.ask({ type: "resume", data: { session_id: "no-such-session" } });
+    const refused = await unknown.ask({ type: "resume", data: { session_id: "€".repeat(100) } });
     expect(refused.data.code).toBe("SESSION_ERROR");
     expect(await unknown.closed).toBe(1008);
+    expect((await fetch(`${server.url}/health`)).status).toBe(200);
+  });
+
+  it("answers every frame sent before a resume, and moves only a connection whose first frame it is", async () => {
+    // Two sessions opened side by side sit on different threads; a fresh connection lands on the first.
+    const [a, b] = await Promise.all([RawSocket.open(server.wsUrl), RawSocket.open(server.wsUrl)]);
+    const [onFirst, onSecond] = await Promise.all([
+      (a as RawSocket).ask({ type: "reset" }),
+      (b as RawSocket).ask({ type: "reset" }),
+    ]);
+    for (const reset of [onFirst, onSecond]) {
+      const late = await RawSocket.open(server.wsUrl);
+      late.send({ type: "state", id: 1 });
+      late.send({ type: "resume", data: { session_id: reset.data.session_id }, id: 2 });
+      const first = await late.next();
+      const second = await late.next();
+      expect([first.type, first.id]).toEqual(["state", 1]);
+      expect(second.id).toBe(2);
+      // Not the first frame: the resume finds the session only on the connection's own thread.
+      expect(["state", "error"]).toContain(second.type);
+      late.close();
+    }
+    a?.close();
+    b?.close();
   });
 
   it("freezes the finished episodes of every thread into one dataset", async () => {
