@@ -112,7 +112,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
       throw new InputError("serve options", [
         {
           path: custom[0],
-          message: `engine threads play with the offline roles and no grader: a ${custom[0]} given as a function runs only with threads: 0`,
+          message: `engine threads play with the offline writer and person and no grader; a ${custom[0]} runs on the main thread only: serve with threads 0 (no --threads)`,
         },
       ]);
     threads = await EngineThreads.start(
