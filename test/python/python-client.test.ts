@@ -11,7 +11,8 @@ const TOKEN = "python-client-token";
 const run = promisify(execFile);
 
 let agent: Agent;
-let server: ServerHandle;
+/** The server with its episodes on the main thread, and one on two engine threads. */
+const servers: Record<number, ServerHandle> = {};
 
 beforeAll(async () => {
   // No skip: without the packages the test fails and says how to get them (.ci/run installs them).
@@ -21,12 +22,19 @@ beforeAll(async () => {
     );
   });
   agent = await Agent.load("examples/retail-orders.json");
-  server = await serve(agent, { port: 0, rows: 8, token: TOKEN, maxTurns: 8 });
+  for (const threads of [0, 2])
+    servers[threads] = await serve(agent, { port: 0, rows: 8, token: TOKEN, maxTurns: 8, threads });
 });
-afterAll(() => server.close());
+afterAll(() => Promise.all(Object.values(servers).map((server) => server.close())));
 
 describe("a plain Python client speaking OpenEnv's envelope (websockets + msgpack)", () => {
-  it.each(["json", "msgpack"])("runs an episode over %s frames", async (encoding) => {
+  it.each([
+    ["json", 0],
+    ["msgpack", 0],
+    ["json", 2],
+    ["msgpack", 2],
+  ])("runs an episode over %s frames (%i engine threads)", async (encoding, threads) => {
+    const server = servers[threads] as ServerHandle;
     const { stdout } = await run(PYTHON, [SCRIPT, server.wsUrl, encoding, "17", TOKEN], {
       timeout: 60_000,
     });
