@@ -27,26 +27,11 @@ const SEED = 5;
 let agent: Agent;
 let grid: Situation[];
 let rows: Row[];
-let server: ServerHandle;
-let folder: string;
 
 beforeAll(async () => {
   agent = await Agent.load(SPEC);
   grid = [...new Planner(agent, { rows: ROWS, seed: SEED }).walk()];
   rows = await (await simulate(agent, { rows: ROWS, seed: SEED })).rows();
-  folder = await mkdtemp(join(tmpdir(), "rehearse-serve-"));
-  server = await serve(agent, {
-    port: 0,
-    rows: ROWS,
-    seed: SEED,
-    stepRate: 1e6,
-    maxSessions: 128,
-    freezeDir: folder,
-  });
-});
-afterAll(async () => {
-  await server.close();
-  await rm(folder, { recursive: true, force: true });
 });
 
 /** The planned situation a row plays. */
@@ -56,7 +41,27 @@ const situationOf = (row: Row): Situation =>
 /** The offline agent simulate() plays a row's situation with (rollout 0 plays the situation's own seed). */
 const policyFor = (row: Row) => new OfflineAgent().start(agent, row.situation.seed);
 
-describe("an episode over the wire", () => {
+// Once with the episodes on the main thread, once on two engine threads the main thread relays to.
+describe.each([0, 2])("an episode over the wire, %i engine threads", (threads) => {
+  let server: ServerHandle;
+  let folder: string;
+  beforeAll(async () => {
+    folder = await mkdtemp(join(tmpdir(), "rehearse-serve-"));
+    server = await serve(agent, {
+      port: 0,
+      rows: ROWS,
+      seed: SEED,
+      stepRate: 1e6,
+      maxSessions: 128,
+      freezeDir: folder,
+      threads,
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    await rm(folder, { recursive: true, force: true });
+  });
+
   it.each(["json", "msgpack"] as const)(
     "reaches the same messages and reward as simulate() and the in-process Episode (%s frames)",
     async (encoding) => {

@@ -1,57 +1,27 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  Agent,
-  Episode,
-  InputError,
-  loadDataset,
-  OfflineAgent,
-  Planner,
-  type Row,
-  rollout,
-  type Situation,
-  simulate,
-} from "../../index.ts";
+import { Agent, Episode, InputError, OfflineAgent, rollout } from "../../index.ts";
 import { EnvClient } from "../../sdk-client/index.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
 import { RawSocket } from "./harness.ts";
 
 const SPEC = "examples/retail-orders.json";
-const ROWS = 12;
-const SEED = 5;
 const THREADS = 2;
 
 let agent: Agent;
-let grid: Situation[];
-let rows: Row[];
 let server: ServerHandle;
-let folder: string;
 
 beforeAll(async () => {
   agent = await Agent.load(SPEC);
-  grid = [...new Planner(agent, { rows: ROWS, seed: SEED }).walk()];
-  rows = await (await simulate(agent, { rows: ROWS, seed: SEED })).rows();
-  folder = await mkdtemp(join(tmpdir(), "rehearse-threads-"));
   server = await serve(agent, {
     port: 0,
-    rows: ROWS,
-    seed: SEED,
+    rows: 12,
     stepRate: 1e6,
     maxSessions: 128,
-    freezeDir: folder,
     threads: THREADS,
   });
 });
-afterAll(async () => {
-  await server.close();
-  await rm(folder, { recursive: true, force: true });
-});
+afterAll(() => server.close());
 
-const situationOf = (row: Row): Situation =>
-  grid.find((situation) => situation.id === row.task_id) as Situation;
-const policyFor = (row: Row) => new OfflineAgent().start(agent, row.situation.seed);
 const say = (content: string) => ({ role: "assistant", content });
 
 /** A counter's value in /metrics text. */
@@ -60,64 +30,26 @@ function metric(text: string, name: string): number {
   return Number(line?.split(" ")[1]);
 }
 
+// What the episodes themselves do over engine threads is tested with episode.test.ts and the fuzz
+// suite, which run on both; here is what only threads have to get right.
 describe("a server on engine threads", () => {
-  it.each(["json", "msgpack"] as const)(
-    "plays the same messages and reward as simulate() and the in-process Episode (%s frames)",
-    async (encoding) => {
-      // Clients open one after another land on both threads (each takes the one serving fewer).
-      for (const row of rows.slice(0, 4)) {
-        const client = new EnvClient(server.wsUrl, { encoding });
-        const remote = await rollout(client, policyFor(row), { task_id: row.task_id });
-        expect(remote.error).toBeNull();
-        expect(remote.conversation).toEqual(row.messages);
-        const local = new Episode({ spec: agent, situation: situationOf(row) });
-        const inProcess = await rollout(local, policyFor(row));
-        expect(remote.last.reward).toBe(inProcess.last.reward);
-        const { done, ...grade } = await client.reward();
-        expect(done).toBe(true);
-        expect(grade).toEqual(local.reward());
-        await client.close();
-      }
-    },
-  );
-
-  it("holds 100 concurrent sessions apart across its threads, and /metrics sums every thread's counts", async () => {
+  it("sums every thread's counters in /metrics", async () => {
     const before = await (await fetch(`${server.url}/metrics`)).text();
-    const plays = Array.from({ length: 100 }, (_, i) => ({
-      row: rows[i % rows.length] as Row,
-      seed: 2000 + i,
-    }));
-    const clients = plays.map(
-      (_, i) => new EnvClient(server.wsUrl, { encoding: i % 2 === 0 ? "json" : "msgpack" }),
-    );
-    const remote = await Promise.all(
-      plays.map(({ row, seed }, i) =>
-        rollout(clients[i] as EnvClient, new OfflineAgent().start(agent, seed), {
-          task_id: row.task_id,
-          seed,
-        }),
+    const clients = Array.from({ length: 20 }, () => new EnvClient(server.wsUrl));
+    await Promise.all(
+      clients.map((client, i) =>
+        rollout(client, new OfflineAgent().start(agent, 3000 + i), { seed: 3000 + i }),
       ),
     );
-    for (const [i, { row, seed }] of plays.entries()) {
-      const episode = new Episode({ spec: agent, situation: situationOf(row) });
-      const local = await rollout(episode, new OfflineAgent().start(agent, seed), {
-        task_id: row.task_id,
-        seed,
-      });
-      expect(remote[i]?.conversation).toEqual(local.conversation);
-      expect(remote[i]?.last.reward).toBe(local.last.reward);
-    }
     const states = await Promise.all(clients.map((client) => client.state()));
     const steps = states.reduce((sum, state) => sum + state.step_count, 0);
     const during = await (await fetch(`${server.url}/metrics`)).text();
-    expect(metric(during, "rehearse_sessions")).toBe(100);
-    expect(metric(during, "rehearse_connections")).toBe(100);
-    expect(
-      metric(during, "rehearse_step_seconds_count") - metric(before, "rehearse_step_seconds_count"),
-    ).toBe(steps);
-    expect(metric(during, "rehearse_resets_total") - metric(before, "rehearse_resets_total")).toBe(
-      100,
-    );
+    expect(metric(during, "rehearse_sessions")).toBe(20);
+    expect(metric(during, "rehearse_connections")).toBe(20);
+    const grew = (name: string) => metric(during, name) - metric(before, name);
+    expect(grew("rehearse_step_seconds_count")).toBe(steps);
+    expect(grew("rehearse_resets_total")).toBe(20);
+    expect(grew("rehearse_episodes_finished_total")).toBe(20);
     await Promise.all(clients.map((client) => client.close()));
   });
 
@@ -178,31 +110,6 @@ describe("a server on engine threads", () => {
     }
     a?.close();
     b?.close();
-  });
-
-  it("freezes the finished episodes of every thread into one dataset", async () => {
-    await fetch(`${server.url}/v1/freeze`, {
-      method: "POST",
-      body: JSON.stringify({ name: "before.jsonl" }),
-    });
-    const played = rows.slice(6, 10);
-    await Promise.all(
-      played.map(async (row) => {
-        const client = new EnvClient(server.wsUrl);
-        await rollout(client, policyFor(row), { task_id: row.task_id });
-        await client.close();
-      }),
-    );
-    const response = await fetch(`${server.url}/v1/freeze`, {
-      method: "POST",
-      body: JSON.stringify({ name: "threads.jsonl" }),
-    });
-    const result = (await response.json()) as { path: string; rows: number };
-    expect(result.rows).toBe(played.length);
-    const frozen = await (await loadDataset(result.path)).rows();
-    expect(frozen.map((r) => r.id).sort()).toEqual(played.map((r) => r.id).sort());
-    for (const row of frozen)
-      expect(row.messages).toEqual(played.find((r) => r.id === row.id)?.messages);
   });
 });
 
