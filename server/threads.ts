@@ -32,8 +32,6 @@ interface Relayed {
   started: boolean;
 }
 
-/** Where a frame that names `resume` is looked for: text and MessagePack both hold the word as it is. */
-const RESUME = Buffer.from("resume");
 
 /**
  * The main thread's side of a server on engine threads: each connection is pinned to the thread
@@ -138,8 +136,8 @@ export class EngineThreads {
     socket.on("message", (data: Buffer, isBinary: boolean) => {
       if (!relayed.started) {
         relayed.started = true;
-        if (data.length <= this.#maxFrameBytes && data.indexOf(RESUME) >= 0)
-          this.#follow(relayed, data, isBinary);
+        // Read whole, not searched for the word: JSON may spell `resume` with escapes.
+        if (data.length <= this.#maxFrameBytes) this.#follow(relayed, data, isBinary);
       }
       // A binary frame's own bytes, copied out of the read buffer they may share (a clone would copy it whole).
       this.#queue(relayed.thread, [

@@ -81,6 +81,22 @@ describe("a server on engine threads", () => {
       expect(next.data.observation.turn).toBe(2);
       second.close();
     }
+    // JSON may spell the type with escapes: the frame is read whole, not searched for the word.
+    const [c, d] = await Promise.all([RawSocket.open(server.wsUrl), RawSocket.open(server.wsUrl)]);
+    const escaped = await Promise.all(
+      [c, d].map((socket) => (socket as RawSocket).ask({ type: "reset" })),
+    );
+    for (const reset of escaped) {
+      const again = await RawSocket.open(server.wsUrl);
+      const resumed = await again.ask(
+        `{"type":"\\u0072esume","data":{"session_id":"${reset.data.session_id}"}}`,
+      );
+      expect(resumed.data.session_id).toBe(reset.data.session_id);
+      again.close();
+    }
+    c?.close();
+    d?.close();
+
     // An id no thread holds, of characters whose close reason passes 123 bytes uncut.
     const unknown = await RawSocket.open(server.wsUrl);
     const refused = await unknown.ask({ type: "resume", data: { session_id: "€".repeat(100) } });
