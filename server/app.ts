@@ -25,6 +25,8 @@ export interface AppContext {
   report(): Promise<string>;
   /** Takes a WebSocket once its upgrade is accepted. */
   accept(socket: WebSocket): void;
+  /** Why the server cannot serve episodes (every engine thread stopped), or null when it can. */
+  unhealthy?(): string | null;
 }
 
 /** JSON Schemas of OpenEnv's three (`GET /schema`), made once from spec/. */
@@ -35,13 +37,18 @@ const SCHEMAS = {
 };
 
 /**
- * The server's one hono app: `GET /health` (open to all), then, behind the bearer token when one
+ * The server's one hono app: `GET /health` (open to all; 503 when no engine thread is left), then, behind the bearer token when one
  * is set, `GET /metadata`, `GET /schema`, `GET /metrics`, `GET /report`, `POST /v1/freeze` and the
  * WebSocket `/ws`.
  */
 export function createApp(context: AppContext): Hono {
   const app = new Hono();
-  app.get("/health", (c) => c.json({ status: "healthy" }));
+  app.get("/health", (c) => {
+    const reason = context.unhealthy?.() ?? null;
+    return reason === null
+      ? c.json({ status: "healthy" })
+      : c.json({ status: "unhealthy", reason }, 503);
+  });
   app.use("*", async (c, next) => {
     if (context.token && !carriesToken(c.req.header("authorization"), context.token))
       return c.json(

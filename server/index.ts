@@ -193,6 +193,8 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
       freeze(finished, request, { folder: o.freezeDir ?? process.cwd(), ...freezeSetting }),
     report: () => renderReport(heldDataset(finished, freezeSetting), "episodes held for freeze"),
     accept,
+    unhealthy: () =>
+      threads && !threads.running ? "every engine thread has stopped: restart the server" : null,
   });
   // Frames a little over the limit are read and answered VALIDATION_ERROR; far over it, ws closes with 1009.
   const wss = new WebSocketServer({

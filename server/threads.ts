@@ -32,6 +32,8 @@ interface Relayed {
   started: boolean;
 }
 
+/** How long a thread may take to answer a question, beyond the work it was asked to wait for. */
+const ANSWER_MS = 5_000;
 
 /**
  * The main thread's side of a server on engine threads: each connection is pinned to the thread
@@ -58,6 +60,9 @@ export class EngineThreads {
   #nextAsk = 0;
   #scheduled = false;
 
+  /** Resolves once every thread has planned its grid; rejects if one stops first. */
+  readonly #ready: Promise<void>;
+
   private constructor(
     workers: Worker[],
     setup: EngineThreadSetup,
@@ -73,13 +78,26 @@ export class EngineThreads {
       sessions: 0,
       alive: true,
     }));
-    for (const thread of this.#threads) {
-      thread.worker.on("message", (message: Batch<FromThread> | ThreadAnswer) =>
-        Array.isArray(message) ? this.#replies(thread, message) : this.#answered(message),
-      );
-      thread.worker.on("error", () => this.#lost(thread));
-      thread.worker.on("exit", () => this.#lost(thread));
-    }
+    // Every listener is on before any thread can answer, so a thread that stops early is never missed.
+    const ready = this.#threads.map(
+      (thread, index) =>
+        new Promise<void>((resolve, reject) => {
+          thread.worker.on("message", (message: Batch<FromThread> | ThreadAnswer) => {
+            if (Array.isArray(message)) this.#replies(thread, message);
+            else if (message.kind === "ready") resolve();
+            else this.#answered(message);
+          });
+          thread.worker.on("error", (error) => {
+            reject(new Error(`engine thread ${index}: ${error.message}`));
+            this.#lost(thread, index, error.message);
+          });
+          thread.worker.on("exit", (code) => {
+            reject(new Error(`engine thread ${index} exited with code ${code}`));
+            this.#lost(thread, index, `exited with code ${code}`);
+          });
+        }),
+    );
+    this.#ready = Promise.all(ready).then(() => {});
   }
 
   /** Starts `count` engine threads and resolves once each has planned its grid. */
@@ -93,29 +111,26 @@ export class EngineThreads {
       new URL("./engine-thread.js", import.meta.url),
       new URL("./engine-thread.ts", import.meta.url),
     );
-    const workers = Array.from({ length: count }, () => new Worker(module, { workerData: setup }));
+    const workers: Worker[] = [];
     try {
-      await Promise.all(
-        workers.map(
-          (worker, index) =>
-            new Promise<void>((resolve, reject) => {
-              worker.once("message", () => resolve());
-              worker.once("error", (error) =>
-                reject(new Error(`engine thread ${index}: ${error.message}`)),
-              );
-              worker.once("exit", (code) =>
-                reject(
-                  new Error(`engine thread ${index} exited with code ${code} before it was ready`),
-                ),
-              );
-            }),
-        ),
-      );
+      for (let i = 0; i < count; i++) workers.push(new Worker(module, { workerData: setup }));
     } catch (error) {
       await Promise.all(workers.map((worker) => worker.terminate()));
       throw error;
     }
-    return new EngineThreads(workers, setup, finished);
+    const threads = new EngineThreads(workers, setup, finished);
+    try {
+      await threads.#ready;
+    } catch (error) {
+      await threads.close();
+      throw error;
+    }
+    return threads;
+  }
+
+  /** Whether any engine thread is still running (`/health` says the server is unhealthy when none is). */
+  get running(): boolean {
+    return this.#threads.some((thread) => thread.alive);
   }
 
   /** Connections open on every thread. */
@@ -156,7 +171,9 @@ export class EngineThreads {
   /** Every thread's counters and its sessions waiting for a resume. */
   async counts(): Promise<{ metrics: MetricsCounts[]; detached: number }> {
     const answers = await Promise.all(
-      this.#live().map((thread) => this.#ask(thread, (ask) => ({ kind: "counts", ask }))),
+      this.#live().map((thread) =>
+        this.#ask(thread, (ask) => ({ kind: "counts", ask }), ANSWER_MS),
+      ),
     );
     let detached = 0;
     const metrics: MetricsCounts[] = [];
@@ -172,7 +189,9 @@ export class EngineThreads {
   async drain(ms: number): Promise<void> {
     this.#flush();
     await Promise.all(
-      this.#live().map((thread) => this.#ask(thread, (ask) => ({ kind: "drain", ask, ms }))),
+      this.#live().map((thread) =>
+        this.#ask(thread, (ask) => ({ kind: "drain", ask, ms }), ms + ANSWER_MS),
+      ),
     );
   }
 
@@ -270,11 +289,29 @@ export class EngineThreads {
     }
   }
 
-  /** Asks a thread a question; resolves with its answer, or null if the thread stops first. */
-  #ask(thread: Thread, request: (ask: number) => ThreadRequest): Promise<ThreadAnswer | null> {
+  /**
+   * Asks a thread a question; resolves with its answer, or null if the thread stops first or
+   * takes longer than `timeoutMs` (a thread stuck in a loop must not hang `/metrics` or shutdown).
+   */
+  #ask(
+    thread: Thread,
+    request: (ask: number) => ThreadRequest,
+    timeoutMs: number,
+  ): Promise<ThreadAnswer | null> {
     const ask = this.#nextAsk++;
     return new Promise((resolve) => {
-      this.#asked.set(ask, { thread, resolve });
+      const timer = setTimeout(() => {
+        this.#asked.delete(ask);
+        resolve(null);
+      }, timeoutMs);
+      timer.unref();
+      this.#asked.set(ask, {
+        thread,
+        resolve: (answer) => {
+          clearTimeout(timer);
+          resolve(answer);
+        },
+      });
       thread.worker.postMessage(request(ask));
     });
   }
@@ -285,10 +322,16 @@ export class EngineThreads {
     this.#asked.delete(answer.ask);
   }
 
-  /** A thread that stopped: its connections end (their sessions are gone with it); new ones go elsewhere. */
-  #lost(thread: Thread): void {
+  /**
+   * A thread that stopped: its connections end (their sessions are gone with it), new ones go
+   * elsewhere, and the process is warned, since a thread only stops on a bug or a lack of memory.
+   */
+  #lost(thread: Thread, index: number, why: string): void {
     if (!thread.alive) return;
     thread.alive = false;
+    process.emitWarning(`engine thread ${index} stopped (${why}): its connections were closed`, {
+      code: "REHEARSE_ENGINE_THREAD",
+    });
     Atomics.sub(this.#shared, 0, thread.sessions);
     thread.sessions = 0;
     for (const relayed of this.#relayed.values())

@@ -1,3 +1,4 @@
+import { Worker } from "node:worker_threads";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, Episode, InputError, OfflineAgent, rollout } from "../../index.ts";
 import { EnvClient } from "../../sdk-client/index.ts";
@@ -188,5 +189,56 @@ describe("engine threads share the server's limits and shut down cleanly", () =>
       serve(agent, { port: 0, threads: 2, createEpisode: () => new Episode({ spec: agent }) }),
     ).rejects.toThrow(/createEpisode/);
     await expect(serve(agent, { port: 0, threads: -1 })).rejects.toThrow(/threads/);
+  });
+});
+
+describe("an engine thread that stops", () => {
+  it("closes its connections (1011) and warns; the others serve on, and /health says when none is left", async () => {
+    // The threads are caught as they are sent their first batch, to be broken from outside.
+    const workers: Worker[] = [];
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (
+      this: Worker,
+      ...args: Parameters<Worker["postMessage"]>
+    ) {
+      if (Array.isArray(args[0]) && !workers.includes(this)) workers.push(this);
+      return post.apply(this, args);
+    };
+    const warnings: string[] = [];
+    const warned = (warning: Error) => warnings.push(warning.message);
+    process.on("warning", warned);
+    const small = await serve(agent, { port: 0, rows: 4, maxSessions: 8, threads: THREADS });
+    try {
+      const [a, b] = await Promise.all([RawSocket.open(small.wsUrl), RawSocket.open(small.wsUrl)]);
+      await Promise.all([a, b].map((socket) => (socket as RawSocket).ask({ type: "reset" })));
+      expect(workers).toHaveLength(2);
+      // A batch no main thread sends: the thread throws on it and stops.
+      const broken = workers[0] as Worker;
+      const survivor = workers[1] as Worker;
+      broken.postMessage(["frame", 0, 42, "frame", 1, 42]);
+      const closes = await Promise.race([
+        Promise.any([a, b].map((socket) => (socket as RawSocket).closed)),
+        new Promise((resolve) => setTimeout(() => resolve("none"), 5_000)),
+      ]);
+      expect(closes).toBe(1011);
+      const open = [a, b].find((socket) => socket?.closeCode === null) as RawSocket;
+      expect((await open.ask({ type: "state" })).data.step_count).toBe(0);
+      const metrics = await (await fetch(`${small.url}/metrics`)).text();
+      expect(metric(metrics, "rehearse_sessions")).toBe(1);
+      const fresh = await RawSocket.open(small.wsUrl);
+      expect((await fresh.ask({ type: "reset" })).type).toBe("observation");
+      expect((await fetch(`${small.url}/health`)).status).toBe(200);
+      expect(warnings.some((w) => /engine thread \d stopped/.test(w))).toBe(true);
+
+      survivor.postMessage(["frame", 0, 42, "frame", 1, 42, "frame", 2, 42]);
+      await Promise.all([open.closed, fresh.closed]);
+      const health = await fetch(`${small.url}/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toMatchObject({ status: "unhealthy" });
+    } finally {
+      Worker.prototype.postMessage = post;
+      process.off("warning", warned);
+      await small.close();
+    }
   });
 });
