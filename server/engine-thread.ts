@@ -1,15 +1,8 @@
 import { EventEmitter } from "node:events";
 import { parentPort, workerData } from "node:worker_threads";
 import type { WebSocket } from "ws";
-import {
-  Agent,
-  Episode,
-  OfflineWriter,
-  offlineUser,
-  Planner,
-  SituationPool,
-} from "../env/index.ts";
-import { Engine } from "./engine.ts";
+import { Agent, OfflineWriter, offlineUser, Planner, SituationPool } from "../env/index.ts";
+import { dealtEpisode, Engine } from "./engine.ts";
 import {
   append,
   type Batch,
@@ -71,17 +64,10 @@ class RelayedSocket extends EventEmitter {
   }
 }
 
+const roles = { writer: new OfflineWriter(), userModel: offlineUser };
 const engine = new Engine({
   limits: setup,
-  newEpisode: () =>
-    new Episode({
-      spec: agent,
-      situations,
-      maxTurns: setup.maxTurns,
-      keepStart: true,
-      writer: new OfflineWriter(),
-      userModel: offlineUser,
-    }),
+  newEpisode: () => dealtEpisode({ agent, situations, maxTurns: setup.maxTurns, ...roles }),
   hooks: { finished: (row) => report(["finished", JSON.stringify(row), null]) },
   shared: new Int32Array(setup.sessions),
   events: {

@@ -1,5 +1,11 @@
 import type { WebSocket } from "ws";
-import type { Episode } from "../env/index.ts";
+import {
+  type Agent,
+  Episode,
+  type SituationPool,
+  type SituationWriter,
+  type UserSimulator,
+} from "../env/index.ts";
 import { Connection, type ConnectionContext } from "./connection.ts";
 import { Metrics } from "./metrics.ts";
 import { Outbox } from "./outbox.ts";
@@ -88,6 +94,22 @@ export class Engine {
     await settle(Promise.all([...this.connections].map((connection) => connection.idle())), ms);
     for (const connection of this.connections) connection.close(1001, "server shutting down");
   }
+}
+
+/**
+ * The episode a new session plays unless the server is given a factory: dealt from the planned
+ * grid, its starting world kept, since a trainer resets its group's sessions to one task and the
+ * group then copies one starting world.
+ */
+export function dealtEpisode(setting: {
+  agent: Agent;
+  situations: SituationPool;
+  maxTurns: number;
+  writer: SituationWriter;
+  userModel: UserSimulator;
+}): Episode {
+  const { agent, situations, maxTurns, writer, userModel } = setting;
+  return new Episode({ spec: agent, situations, maxTurns, keepStart: true, writer, userModel });
 }
 
 /** Waits for `work`, or `ms`, whichever comes first. */

@@ -17,7 +17,7 @@ import { createAdaptorServer } from "@hono/node-server";
 import { type WebSocket, WebSocketServer } from "ws";
 import {
   Agent,
-  Episode,
+  type Episode,
   type Grader,
   InputError,
   issuesOf,
@@ -36,7 +36,7 @@ import {
   ServeOptionsSchema,
 } from "../spec/index.ts";
 import { createApp } from "./app.ts";
-import { Engine, settle } from "./engine.ts";
+import { dealtEpisode, Engine, settle } from "./engine.ts";
 import { FinishedEpisodes, freeze, heldDataset } from "./freeze.ts";
 import { Metrics } from "./metrics.ts";
 import { encodeReply, wireError } from "./protocol.ts";
@@ -88,9 +88,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
   const maxTurns = o.maxTurns ?? DEFAULTS.maxTurns;
   const roles = { writer: writer ?? new OfflineWriter(), userModel: userModel ?? offlineUser };
   const newEpisode =
-    createEpisode ??
-    // A trainer resets its group's sessions to one task: the group copies one starting world.
-    (() => new Episode({ spec: agent, situations, maxTurns, keepStart: true, ...roles }));
+    createEpisode ?? (() => dealtEpisode({ agent, situations, maxTurns, ...roles }));
 
   const limits = {
     maxSessions: o.maxSessions,

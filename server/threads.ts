@@ -18,8 +18,6 @@ interface Thread {
   readonly worker: Worker;
   batch: Batch<ToThread>;
   connections: number;
-  /** Sessions it holds, as it told: their slots are given back if it stops. */
-  sessions: number;
   alive: boolean;
 }
 
@@ -75,7 +73,6 @@ export class EngineThreads {
       worker,
       batch: [],
       connections: 0,
-      sessions: 0,
       alive: true,
     }));
     // Every listener is on before any thread can answer, so a thread that stops early is never missed.
@@ -255,11 +252,9 @@ export class EngineThreads {
           break;
         case "added":
           this.#owners.set(item[1], thread);
-          thread.sessions++;
           break;
         case "removed":
           this.#owners.delete(item[1]);
-          thread.sessions--;
           break;
         case "finished":
           this.#finished(item[1]);
@@ -316,8 +311,7 @@ export class EngineThreads {
     });
   }
 
-  #answered(answer: ThreadAnswer): void {
-    if (answer.kind === "ready") return;
+  #answered(answer: Exclude<ThreadAnswer, { kind: "ready" }>): void {
     this.#asked.get(answer.ask)?.resolve(answer);
     this.#asked.delete(answer.ask);
   }
@@ -332,11 +326,16 @@ export class EngineThreads {
     process.emitWarning(`engine thread ${index} stopped (${why}): its connections were closed`, {
       code: "REHEARSE_ENGINE_THREAD",
     });
-    Atomics.sub(this.#shared, 0, thread.sessions);
-    thread.sessions = 0;
+    // The sessions it told of are gone with it: their slots are given back.
+    let held = 0;
+    for (const [id, owner] of this.#owners)
+      if (owner === thread) {
+        this.#owners.delete(id);
+        held++;
+      }
+    Atomics.sub(this.#shared, 0, held);
     for (const relayed of this.#relayed.values())
       if (relayed.thread === thread) relayed.socket.close(1011, "engine thread stopped");
-    for (const [id, owner] of this.#owners) if (owner === thread) this.#owners.delete(id);
     for (const [ask, waiting] of this.#asked)
       if (waiting.thread === thread) {
         this.#asked.delete(ask);
