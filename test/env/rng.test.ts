@@ -1,3 +1,4 @@
+import seedrandom from "seedrandom";
 import { describe, expect, it } from "vitest";
 import { Rng } from "../../env/rng.ts";
 
@@ -31,5 +32,17 @@ describe("Rng", () => {
     expect(shuffled).not.toEqual(items);
     expect(() => rng.int(0)).toThrow(/positive integer/);
     expect(() => rng.pick([])).toThrow(/non-empty/);
+  });
+});
+
+describe("Rng's Alea", () => {
+  it("draws the numbers seedrandom's Alea draws for the same key", () => {
+    for (const labels of [[], ["world", "sit_f4269a468504cb43", "records"], ["é", "日本", "🙂"]]) {
+      for (const seed of [0, 1, 424242, "a seed"]) {
+        const ours = new Rng(seed, ...labels);
+        const theirs = seedrandom.alea(ours.key);
+        expect(draw(ours, 1000)).toEqual(Array.from({ length: 1000 }, () => theirs()));
+      }
+    }
   });
 });
