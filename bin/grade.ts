@@ -120,6 +120,19 @@ async function importModule(path: string): Promise<unknown> {
   }
 }
 
+/**
+ * The function a module exports as its default or as `grade`, also from a module compiled to
+ * CommonJS: tsx compiles a .ts file outside a `"type": "module"` package so, and Node's import then
+ * gives its exports object as the default.
+ */
+function exportedGrader(module: { default?: unknown; grade?: unknown }): Grader | undefined {
+  const inner = module.default;
+  const candidates = [module.default, module.grade];
+  if (typeof inner === "object" && inner !== null)
+    candidates.push((inner as typeof module).default, (inner as typeof module).grade);
+  return candidates.find((candidate): candidate is Grader => typeof candidate === "function");
+}
+
 /** Loads a grader module: its default export or `grade`, refused by name when neither is a function. */
 export async function graderFrom(path: string): Promise<Grader> {
   let module: { default?: unknown; grade?: unknown };
@@ -130,8 +143,8 @@ export async function graderFrom(path: string): Promise<Grader> {
       { path: "", message: `cannot load the module ${path}: ${messageOf(error)}` },
     ]);
   }
-  const grader = module.default ?? module.grade;
-  if (typeof grader !== "function") {
+  const grader = exportedGrader(module);
+  if (grader === undefined) {
     throw new InputError(path, [
       {
         path: "default",
@@ -140,7 +153,7 @@ export async function graderFrom(path: string): Promise<Grader> {
       },
     ]);
   }
-  return grader as Grader;
+  return grader;
 }
 
 async function readJsonLines(path: string): Promise<unknown[]> {

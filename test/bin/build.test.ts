@@ -103,6 +103,30 @@ describe("the built CLI (npm run build)", () => {
     expect(await gradedRows(ours)).toBe(await gradedRows(theirs));
   });
 
+  it("loads a TypeScript grader from outside an ES module package, whichever way it exports", async () => {
+    // Outside a `"type": "module"` package tsx compiles a .ts file to CommonJS: Node's import then
+    // gives its exports object as the default, where the grader function lies one level down.
+    const data = join(folder, "commonjs.jsonl");
+    const simulateArgs = ["--spec", "examples/retail-orders.json", "--rows", "2", "--out", data];
+    expect((await run(["simulate", ...simulateArgs])).code).toBe(0);
+    const graders = {
+      "default.ts":
+        "export default function grade(): { reward: number; reason: string } {\n  return { reward: 0.25, reason: 'default' };\n}\n",
+      "named.ts":
+        "export function grade(): { reward: number; reason: string } {\n  return { reward: 0.75, reason: 'named' };\n}\n",
+    };
+    for (const [file, source] of Object.entries(graders)) {
+      const grader = join(folder, "graders", file);
+      await mkdir(dirname(grader), { recursive: true });
+      await writeFile(grader, source);
+      const graded = await run(["grade", data, "--grader", grader, "--out", `${grader}.jsonl`]);
+      expect(graded.stderr).toBe("");
+      expect(graded.code).toBe(0);
+      const rows = (await readFile(`${grader}.jsonl`, "utf8")).trim().split("\n");
+      for (const line of rows) expect(JSON.parse(line).reason).toBe(file.replace(".ts", ""));
+    }
+  });
+
   it("exports a verifiers environment with the Python module it reads beside its source", async () => {
     expect(built.assets).toContain("exporters/environment/environment.py");
     const data = join(folder, "env.jsonl");
