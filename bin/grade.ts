@@ -1,13 +1,10 @@
-import { resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Command } from "commander";
 import {
   checkOutputPath,
   datasetPaths,
-  type Grader,
+  graderFrom,
   InputError,
   loadDataset,
-  messageOf,
   readTextFile,
   shownPath,
 } from "../env/index.ts";
@@ -101,59 +98,6 @@ async function grade(path: string, flags: GradeFlags, io: Io): Promise<number> {
   );
   // Nothing graded at all is a failed run (a judge that is down, a grader that always throws).
   return final.rows > 0 && final.graded === 0 ? EXIT.failed : EXIT.ok;
-}
-
-/**
- * Imports a module by path. Node 20 runs no TypeScript, so the built CLI (plain JavaScript, no tsx
- * loader) imports a .ts grader through tsx, which must then be installed beside rehearse.
- */
-async function importModule(path: string): Promise<unknown> {
-  const url = pathToFileURL(resolve(path)).href;
-  try {
-    return await import(url);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw error;
-    const tsx = await import("tsx/esm/api").catch(() => {
-      throw new Error("a TypeScript grader needs tsx (npm install tsx), or give a .js one");
-    });
-    return await tsx.tsImport(url, import.meta.url);
-  }
-}
-
-/**
- * The function a module exports as its default or as `grade`, also from a module compiled to
- * CommonJS: tsx compiles a .ts file outside a `"type": "module"` package so, and Node's import then
- * gives its exports object as the default.
- */
-function exportedGrader(module: { default?: unknown; grade?: unknown }): Grader | undefined {
-  const inner = module.default;
-  const candidates = [module.default, module.grade];
-  if (typeof inner === "object" && inner !== null)
-    candidates.push((inner as typeof module).default, (inner as typeof module).grade);
-  return candidates.find((candidate): candidate is Grader => typeof candidate === "function");
-}
-
-/** Loads a grader module: its default export or `grade`, refused by name when neither is a function. */
-export async function graderFrom(path: string): Promise<Grader> {
-  let module: { default?: unknown; grade?: unknown };
-  try {
-    module = (await importModule(path)) as typeof module;
-  } catch (error) {
-    throw new InputError("--grader", [
-      { path: "", message: `cannot load the module ${path}: ${messageOf(error)}` },
-    ]);
-  }
-  const grader = exportedGrader(module);
-  if (grader === undefined) {
-    throw new InputError(path, [
-      {
-        path: "default",
-        message:
-          "expected the module to export a grader function (default export, or `grade`): (row) => {reward, reason, failure_class?}",
-      },
-    ]);
-  }
-  return grader;
 }
 
 async function readJsonLines(path: string): Promise<unknown[]> {

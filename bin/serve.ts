@@ -2,7 +2,6 @@ import type { Command } from "commander";
 import { Agent } from "../env/index.ts";
 import { serve } from "../server/index.ts";
 import { DEFAULTS, SERVE_DEFAULTS, ServeOptionsSchema } from "../spec/index.ts";
-import { graderFrom } from "./grade.ts";
 import { EXIT, type Io } from "./io.ts";
 import { number, optionsFrom, seed } from "./options.ts";
 
@@ -76,7 +75,7 @@ export function serveCommand(program: Command, io: Io, done: (code: number) => v
     .option("--freeze-dir <dir>", "folder POST /v1/freeze writes datasets into (default: here)")
     .option(
       "--threads <n>",
-      `engine threads that play the episodes while the main thread keeps the sockets, for more than one core; not with --grader (default ${SERVE_DEFAULTS.threads}: all on the main thread)`,
+      `engine threads that play the episodes while the main thread keeps the sockets, for more than one core (default ${SERVE_DEFAULTS.threads}: all on the main thread)`,
       number,
     )
     .option("--grader <module>", "your grader: its reward becomes each finished episode's reward")
@@ -95,8 +94,10 @@ async function run(flags: ServeFlags, io: Io): Promise<number> {
     "serve",
   );
   const agent = await Agent.load(flags.spec);
-  const grader = flags.grader ? await graderFrom(flags.grader) : undefined;
-  const server = await serve(agent, { ...options, ...(grader ? { grader } : {}) });
+  const server = await serve(agent, {
+    ...options,
+    ...(flags.grader ? { grader: flags.grader } : {}),
+  });
   io.out(
     `serving ${agent.name} on ${server.url} (WebSocket ${server.wsUrl}${options.token ? ", token required" : ""}${options.threads ? `, ${options.threads} engine thread${options.threads === 1 ? "" : "s"}` : ""}); Ctrl-C to stop\n`,
   );

@@ -9,6 +9,7 @@ import {
   defaultWorkers,
   draftAgent,
   type Grader,
+  graderFrom,
   InputError,
   ingestTraces,
   SimulationInterrupted,
@@ -26,7 +27,6 @@ import {
   SimulateOptionsSchema,
   type TracePicture,
 } from "../spec/index.ts";
-import { graderFrom } from "./grade.ts";
 import { EXIT, type Io } from "./io.ts";
 import { backend, flipOptions, number, optionsFrom, seed } from "./options.ts";
 import { progressBar } from "./progress.ts";

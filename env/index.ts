@@ -56,6 +56,7 @@ export {
 export { conductChecks } from "./grade/conduct.ts";
 export { DECISION_UNSURE_BAND, decisionJudge } from "./grade/decision.ts";
 export { audit, type GradeOptions, type Grader, gradeRows } from "./grade/grade.ts";
+export { graderFrom } from "./grade/grader-module.ts";
 export { DEFAULT_RUBRIC, JUDGE_VERSION, judgeIdentity } from "./grade/identity.ts";
 export { llmGrade, pairwiseJudge, rubricJudge } from "./grade/judges.ts";
 export { gradeReport, passHatK } from "./grade/report.ts";

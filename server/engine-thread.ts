@@ -1,7 +1,14 @@
 import { EventEmitter } from "node:events";
 import { parentPort, workerData } from "node:worker_threads";
 import type { WebSocket } from "ws";
-import { Agent, OfflineWriter, offlineUser, Planner, SituationPool } from "../env/index.ts";
+import {
+  Agent,
+  graderFrom,
+  OfflineWriter,
+  offlineUser,
+  Planner,
+  SituationPool,
+} from "../env/index.ts";
 import { dealtEpisode, Engine } from "./engine.ts";
 import {
   append,
@@ -65,10 +72,14 @@ class RelayedSocket extends EventEmitter {
 }
 
 const roles = { writer: new OfflineWriter(), userModel: offlineUser };
+const grader = setup.grader ? await graderFrom(setup.grader, "grader") : undefined;
 const engine = new Engine({
   limits: setup,
   newEpisode: () => dealtEpisode({ agent, situations, maxTurns: setup.maxTurns, ...roles }),
-  hooks: { finished: (row) => report(["finished", JSON.stringify(row), null]) },
+  hooks: {
+    ...(grader ? { grader } : {}),
+    finished: (row) => report(["finished", JSON.stringify(row), null]),
+  },
   shared: new Int32Array(setup.sessions),
   events: {
     added: (id) => report(["added", id, null]),

@@ -13,12 +13,14 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
 import { createAdaptorServer } from "@hono/node-server";
 import { type WebSocket, WebSocketServer } from "ws";
 import {
   Agent,
   type Episode,
   type Grader,
+  graderFrom,
   InputError,
   issuesOf,
   OfflineWriter,
@@ -48,8 +50,12 @@ const CLOSE_GRACE_MS = 1_000;
 
 /** The server's options: the plain ones (checked by `ServeOptionsSchema`) and the roles and grader. */
 export interface ServeOptions extends ServeOptionsPlain {
-  /** Grades each finished episode; its reward becomes the episode's final reward. */
-  grader?: Grader;
+  /**
+   * Grades each finished episode; its reward becomes the episode's final reward. A grader
+   * module's path (what `rehearse serve --grader` takes) is loaded here and, with engine threads, in
+   * every thread; a function runs on the main thread only.
+   */
+  grader?: Grader | string;
   writer?: SituationWriter;
   userModel?: UserSimulator;
   /**
@@ -78,10 +84,15 @@ export interface ServerHandle {
  * plans the grid resets deal from, and listens. Options are checked first, every problem named.
  */
 export async function serve(spec: unknown, options: ServeOptions = {}): Promise<ServerHandle> {
-  const { grader, writer, userModel, createEpisode, ...plain } = options;
+  const { grader: given, writer, userModel, createEpisode, ...plain } = options;
   const parsed = ServeOptionsSchema.safeParse(plain);
   if (!parsed.success) throw new InputError("serve options", issuesOf(parsed.error, plain));
   const o = { ...SERVE_DEFAULTS, ...parsed.data };
+  // A module is loaded here even for threads, which load it again: a broken one is named at once.
+  const graderModule = typeof given === "string" ? resolve(given) : undefined;
+  const grader: Grader | undefined = graderModule
+    ? await graderFrom(graderModule, "grader")
+    : (given as Grader | undefined);
   const agent = typeof spec === "string" ? await Agent.load(spec) : Agent.from(spec);
   const plan = new Planner(agent, { rows: o.rows ?? DEFAULTS.rows, seed: o.seed });
   const situations = new SituationPool(agent, [...plan.walk()]);
@@ -103,14 +114,18 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
   let engine: Engine | null = null;
   let threads: EngineThreads | null = null;
   if (o.threads > 0) {
-    const custom = Object.entries({ grader, writer, userModel, createEpisode }).find(
-      ([, given]) => given !== undefined,
-    );
+    const functions = {
+      grader: graderModule ? undefined : grader,
+      writer,
+      userModel,
+      createEpisode,
+    };
+    const custom = Object.entries(functions).find(([, role]) => role !== undefined);
     if (custom)
       throw new InputError("serve options", [
         {
           path: custom[0],
-          message: `engine threads play with the offline writer and person and no grader; a ${custom[0]} runs on the main thread only: serve with threads 0 (no --threads)`,
+          message: `engine threads play with the offline writer and person, and grade with a grader module given by its path; a ${custom[0]} given as a function runs on the main thread only: serve with threads 0 (no --threads)`,
         },
       ]);
     threads = await EngineThreads.start(
@@ -121,6 +136,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
         rows: o.rows ?? DEFAULTS.rows,
         seed: o.seed,
         maxTurns,
+        ...(graderModule ? { grader: graderModule } : {}),
         ...limits,
         sessions: sessions.buffer as SharedArrayBuffer,
       },

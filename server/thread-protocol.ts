@@ -8,6 +8,8 @@ export interface EngineThreadSetup {
   rows: number;
   seed: number | string | undefined;
   maxTurns: number;
+  /** A grader module's absolute path, which the thread loads itself. */
+  grader?: string;
   maxSessions: number;
   maxFrameBytes: number;
   stepRate: number;

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { main } from "../../bin/rehearse.ts";
+import { Agent, OfflineAgent, rollout } from "../../index.ts";
 import { EnvClient } from "../../sdk-client/index.ts";
 import { CLI, ROOT } from "../support/cli.ts";
 
@@ -56,10 +57,14 @@ describe("rehearse serve", () => {
     expect(err).not.toMatch(/\n\s+at /);
   });
 
-  it("stops on SIGTERM as a real process with an engine thread, exit code 0", async () => {
+  it("grades on an engine thread and stops on SIGTERM as a real process, exit code 0", async () => {
     const child = spawn(
       CLI[0],
-      [...CLI.slice(1), "serve", "--spec", SPEC, "--port", "0", "--rows", "4", "--threads", "1"],
+      [
+        ...CLI.slice(1),
+        ...["serve", "--spec", SPEC, "--port", "0", "--rows", "4", "--threads", "1"],
+        ...["--grader", "examples/grader.ts"],
+      ],
       {
         cwd: ROOT,
         env: { ...process.env, REHEARSE_TOKEN: "token-from-the-environment" },
@@ -81,7 +86,8 @@ describe("rehearse serve", () => {
     const client = new EnvClient(`${url.replace("http", "ws")}/ws`, {
       token: "token-from-the-environment",
     });
-    expect((await client.reset()).done).toBe(false);
+    await rollout(client, new OfflineAgent().start(await Agent.load(SPEC), 1), { seed: 1 });
+    expect((await client.reward()).grader?.reason).toEqual(expect.any(String));
     await client.close();
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");

@@ -68,3 +68,40 @@ describe("a configured grader", () => {
     }
   });
 });
+
+describe("a grader module given by its path", () => {
+  it("grades on engine threads as the same grader does on the main thread", async () => {
+    const onThreads = await serve(agent, {
+      port: 0,
+      rows: 6,
+      threads: 2,
+      grader: "examples/grader.ts",
+    });
+    servers.push(onThreads);
+    const onMain = await started(grade);
+    const rewards = new Set<number>();
+    for (let seed = 0; seed < 6; seed++) {
+      const [threaded, single] = await Promise.all(
+        [onThreads, onMain].map(async (server) => {
+          const client = new EnvClient(server.wsUrl);
+          await rollout(client, new OfflineAgent({ slipRate: 0.5 }).start(agent, seed), { seed });
+          const report = await client.reward();
+          await client.close();
+          return report;
+        }),
+      );
+      expect(threaded?.grader).toBeDefined();
+      expect(threaded).toEqual(single);
+      rewards.add(threaded?.reward as number);
+    }
+    // Both verdicts turn up, so the grader decided and the checks alone did not.
+    expect([...rewards].sort()).toEqual([0, 1]);
+  });
+
+  it("that cannot be loaded is refused before the server listens, naming the option", async () => {
+    for (const threads of [0, 2])
+      await expect(
+        serve(agent, { port: 0, threads, grader: "examples/no-such-grader.ts" }),
+      ).rejects.toThrow(/grader.*cannot load the module/s);
+  });
+});
