@@ -60,6 +60,8 @@ export class EngineThreads {
 
   /** Resolves once every thread has planned its grid; rejects if one stops first. */
   readonly #ready: Promise<void>;
+  /** Set once every thread is ready: a thread lost before then fails the start instead of warning. */
+  #serving = false;
 
   private constructor(
     workers: Worker[],
@@ -122,6 +124,7 @@ export class EngineThreads {
       await threads.close();
       throw error;
     }
+    threads.#serving = true;
     return threads;
   }
 
@@ -319,13 +322,15 @@ export class EngineThreads {
   /**
    * A thread that stopped: its connections end (their sessions are gone with it), new ones go
    * elsewhere, and the process is warned, since a thread only stops on a bug or a lack of memory.
+   * One that stops while starting fails {@link EngineThreads.start} with the reason instead.
    */
   #lost(thread: Thread, index: number, why: string): void {
     if (!thread.alive) return;
     thread.alive = false;
-    process.emitWarning(`engine thread ${index} stopped (${why}): its connections were closed`, {
-      code: "REHEARSE_ENGINE_THREAD",
-    });
+    if (this.#serving)
+      process.emitWarning(`engine thread ${index} stopped (${why}): its connections were closed`, {
+        code: "REHEARSE_ENGINE_THREAD",
+      });
     // The sessions it told of are gone with it: their slots are given back.
     let held = 0;
     for (const [id, owner] of this.#owners)

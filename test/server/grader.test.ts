@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import grade from "../../examples/grader.ts";
 import { Agent, OfflineAgent, type Row, rollout } from "../../index.ts";
@@ -96,6 +99,32 @@ describe("a grader module given by its path", () => {
     }
     // Both verdicts turn up, so the grader decided and the checks alone did not.
     expect([...rewards].sort()).toEqual([0, 1]);
+  });
+
+  it("that an engine thread cannot load fails the start with the thread's reason, and no warning", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "rehearse-grader-"));
+    const module = join(folder, "main-thread-only.mjs");
+    await writeFile(
+      module,
+      [
+        'import { isMainThread } from "node:worker_threads";',
+        'if (!isMainThread) throw new Error("this grader loads on the main thread only");',
+        'export default () => ({ reward: 1, reason: "ok" });',
+      ].join("\n"),
+    );
+    const warnings: string[] = [];
+    const warned = (warning: Error) => warnings.push(warning.message);
+    process.on("warning", warned);
+    try {
+      await expect(serve(agent, { port: 0, threads: 2, grader: module })).rejects.toThrow(
+        /engine thread \d: grader.*loads on the main thread only/s,
+      );
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", warned);
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it("that cannot be loaded is refused before the server listens, naming the option", async () => {
