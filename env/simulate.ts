@@ -174,7 +174,8 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
 
   const planned = shard ? shard.end - shard.first : total;
   const offline = offlineRoles({ agent: agentChoice, simulator, userModel });
-  const workers = workerCount(o.workers, offline, planned);
+  // A graded search plays each batch in this thread before choosing the next: no pool to start.
+  const workers = grader ? 0 : workerCount(o.workers, offline, planned);
   const pool =
     workers > 0
       ? await WorkerPool.start(workers, {

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   Agent,
   ingestTraces,
@@ -15,6 +15,7 @@ import {
   traceBudget,
   tracePicture,
 } from "../../../env/index.ts";
+import { WorkerPool } from "../../../env/workers/pool.ts";
 import type { Row, Situation } from "../../../spec/index.ts";
 import { scriptedOtlp, versionConversations } from "../../support/otel-traces.ts";
 
@@ -213,5 +214,17 @@ describe("simulate with traces or a grader", () => {
     await expect(
       simulate(agent, { rows: 8, grader, shard: { index: 0, count: 2 } }),
     ).rejects.toThrow(/shard: a graded search \(grader\) chooses its rows as it goes/);
+  });
+
+  it("starts no worker threads for a graded search, however many rows it has", async () => {
+    const start = vi.spyOn(WorkerPool, "start");
+    try {
+      const grader = () => ({ reward: 1, reason: "fine" });
+      const searched = await simulate(agent, { rows: 1_000, seed: 1, grader, batch: 250 });
+      expect(await searched.rows()).toHaveLength(1_000);
+      expect(start).not.toHaveBeenCalled();
+    } finally {
+      start.mockRestore();
+    }
   });
 });
