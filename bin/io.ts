@@ -16,14 +16,27 @@ export interface Io {
   onInterrupt(stop: () => void): () => void;
 }
 
+/**
+ * Writes to a standard stream that its reader may close first (`rehearse plan --json | head`):
+ * once the pipe is broken, the rest of the output has nowhere to go and is dropped, and the
+ * command finishes its work (a file being written stays whole) instead of dying on EPIPE with a
+ * stack trace. Any other write error is still thrown.
+ */
+function writerTo(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error;
+    closed = true;
+  });
+  return (text) => {
+    if (!closed) stream.write(text);
+  };
+}
+
 /** The process's standard output and error, and its Ctrl-C and SIGTERM. */
 export const processIo: Io = {
-  out: (text) => {
-    process.stdout.write(text);
-  },
-  err: (text) => {
-    process.stderr.write(text);
-  },
+  out: writerTo(process.stdout),
+  err: writerTo(process.stderr),
   ...(process.stderr.isTTY ? { terminal: process.stderr } : {}),
   onInterrupt: (stop) => {
     process.once("SIGINT", stop);
