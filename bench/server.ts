@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { EventEmitter } from "node:events";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -11,6 +12,8 @@ import {
   Planner,
   SituationPool,
 } from "../env/index.ts";
+import { dealtEpisode, Engine } from "../server/engine.ts";
+import { FinishedEpisodes } from "../server/freeze.ts";
 import { type ServerHandle, serve } from "../server/index.ts";
 import { DEFAULTS } from "../spec/index.ts";
 import { benchTurn } from "./server-turns.ts";
@@ -133,6 +136,90 @@ async function bareEngine(seconds: number): Promise<number> {
   return steps / ((performance.now() - started) / 1000);
 }
 
+/**
+ * A socket in this process, played by the load generator's rule: each reply it is sent is answered
+ * with the next frame (a reset after an episode that ended, else the next step), until the deadline.
+ */
+class InProcessSocket extends EventEmitter {
+  readyState = 1;
+  #turn = 0;
+  readonly #deadline: number;
+  readonly #answered: () => void;
+  readonly #finished: () => void;
+  constructor(deadline: number, answered: () => void, finished: () => void) {
+    super();
+    this.#deadline = deadline;
+    this.#answered = answered;
+    this.#finished = finished;
+  }
+  send(reply: string): void {
+    this.#answered();
+    if (performance.now() >= this.#deadline) {
+      this.#finished();
+      return;
+    }
+    const ended = reply.startsWith('{"type":"observation"') && reply.includes('"done":true');
+    this.#turn = ended ? 0 : this.#turn + 1;
+    const frame =
+      this.#turn === 0
+        ? JSON.stringify({ type: "reset" })
+        : JSON.stringify({ type: "step", data: { message: benchTurn(this.#turn) } });
+    queueMicrotask(() => this.emit("message", Buffer.from(frame), false));
+  }
+  close(): void {
+    this.readyState = 3;
+  }
+  terminate(): void {
+    this.readyState = 3;
+  }
+}
+
+/**
+ * The server's own {@link Engine} (connections, sessions, the envelope's decoding, checking and
+ * encoding, the freeze's rows) serving `sessions` sockets that live in this process, so no byte
+ * crosses a real socket: CPU microseconds a frame on one core, what a server of this engine costs
+ * before any read or write.
+ */
+async function inProcessEngine(seconds: number, sessions = 64): Promise<number> {
+  const agent = await Agent.load(SPEC);
+  const situations = new SituationPool(agent, [
+    ...new Planner(agent, { rows: DEFAULTS.rows }).walk(),
+  ]);
+  const finished = new FinishedEpisodes(10_000);
+  const engine = new Engine({
+    limits: { maxSessions: 4096, maxFrameBytes: 1 << 20, stepRate: 1e9, idleTtl: 600 },
+    newEpisode: () =>
+      dealtEpisode({
+        agent,
+        situations,
+        maxTurns: 1000,
+        writer: new OfflineWriter(),
+        userModel: offlineUser,
+      }),
+    hooks: { finished: (row) => finished.add(row) },
+  });
+  const deadline = performance.now() + seconds * 1000;
+  const cpu = process.cpuUsage();
+  let frames = 0;
+  await new Promise<void>((resolve) => {
+    let open = sessions;
+    for (let i = 0; i < sessions; i++) {
+      const socket = new InProcessSocket(
+        deadline,
+        () => frames++,
+        () => {
+          if (--open === 0) resolve();
+        },
+      );
+      engine.accept(socket as never);
+      socket.emit("message", Buffer.from(JSON.stringify({ type: "reset" })), false);
+    }
+  });
+  const used = process.cpuUsage(cpu);
+  await engine.drain(0);
+  return (used.user + used.system) / frames;
+}
+
 /** One server run: the load generator's figures and the server's /metrics after it. */
 interface Best {
   load: Measured;
@@ -191,6 +278,10 @@ export async function run(): Promise<void> {
   const bare = Math.max(await bareEngine(SECONDS), await bareEngine(SECONDS));
   console.log(
     `  the engine alone in this process (no socket, envelope or session), the better of 2 runs: ${bare.toFixed(0)} steps/s on one core`,
+  );
+  const inProcess = Math.min(await inProcessEngine(SECONDS), await inProcessEngine(SECONDS));
+  console.log(
+    `  the server's Engine serving 64 sockets in this process (envelope, sessions and freeze rows, no socket I/O), the better of 2 runs: ${inProcess.toFixed(0)} µs CPU a frame on one core`,
   );
   const servers = { main: await warmServer(0), threads: await warmServer(THREADS) };
   try {
