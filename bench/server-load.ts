@@ -1,5 +1,5 @@
 import WebSocket from "ws";
-import { benchTurn } from "./server-turns.ts";
+import { endsEpisode, RESET_FRAME, stepFrame } from "./server-turns.ts";
 
 /**
  * The load generator of `bench/server.ts`, run as its own process so it has its own core: `sessions`
@@ -14,10 +14,6 @@ interface Load {
 }
 
 const { url, sessions, seconds } = JSON.parse(process.argv[2] ?? "{}") as Load;
-
-const reset = JSON.stringify({ type: "reset" });
-/** A step frame of the benchmark's turn `turn`. */
-const step = (turn: number) => JSON.stringify({ type: "step", data: { message: benchTurn(turn) } });
 
 async function session(
   deadline: number,
@@ -41,8 +37,6 @@ async function session(
   await new Promise<void>((resolve) => {
     socket.on("message", (data) => {
       const now = performance.now();
-      // The reply is read as text, not parsed: the load generator should cost as little as it can,
-      // and the same for both servers. `"done":true` appears as written only as the result's own key.
       const text = String(data);
       if (stepping) {
         steps++;
@@ -55,15 +49,15 @@ async function session(
       }
       if (text.startsWith('{"type":"error"'))
         throw new Error(`the server refused a frame: ${text}`);
-      if (text.startsWith('{"type":"observation"') && text.includes('"done":true')) {
+      if (endsEpisode(text)) {
         turn = 0;
-        send(reset, false);
+        send(RESET_FRAME, false);
         return;
       }
       turn++;
-      send(step(turn), true);
+      send(stepFrame(turn), true);
     });
-    send(reset, false);
+    send(RESET_FRAME, false);
   });
   return { steps, resets };
 }

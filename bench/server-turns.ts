@@ -20,3 +20,20 @@ export function benchTurn(turn: number) {
     ],
   };
 }
+
+/** The load generator's reset frame. */
+export const RESET_FRAME = JSON.stringify({ type: "reset" });
+
+/** The load generator's step frame for turn `turn`. */
+export function stepFrame(turn: number): string {
+  return JSON.stringify({ type: "step", data: { message: benchTurn(turn) } });
+}
+
+/**
+ * Whether a reply ends its episode, read as text, not parsed (the load generator should cost as
+ * little as it can, the same for every server): `"done":true` appears as written only as the
+ * result's own key.
+ */
+export function endsEpisode(reply: string): boolean {
+  return reply.startsWith('{"type":"observation"') && reply.includes('"done":true');
+}

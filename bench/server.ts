@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { WebSocketServer } from "ws";
 import {
   Agent,
-  Episode,
+  type Episode,
   OfflineWriter,
   offlineUser,
   Planner,
@@ -16,7 +16,7 @@ import { dealtEpisode, Engine } from "../server/engine.ts";
 import { FinishedEpisodes } from "../server/freeze.ts";
 import { type ServerHandle, serve } from "../server/index.ts";
 import { DEFAULTS } from "../spec/index.ts";
-import { benchTurn } from "./server-turns.ts";
+import { benchTurn, endsEpisode, RESET_FRAME, stepFrame } from "./server-turns.ts";
 
 const spawnLoad = promisify(execFile);
 const SPEC = new URL("../examples/retail-orders.json", import.meta.url).pathname;
@@ -104,6 +104,16 @@ function histogramQuantile(metrics: string, q: number): number {
   return Number.NaN;
 }
 
+/** Makes episodes of the retail example as `rehearse serve` deals them, offline person and world. */
+async function dealer(): Promise<() => Episode> {
+  const agent = await Agent.load(SPEC);
+  const situations = new SituationPool(agent, [
+    ...new Planner(agent, { rows: DEFAULTS.rows }).walk(),
+  ]);
+  const roles = { writer: new OfflineWriter(), userModel: offlineUser };
+  return () => dealtEpisode({ agent, situations, maxTurns: 1000, ...roles });
+}
+
 /**
  * The engine alone, in this process, with no socket, envelope or session: episodes dealt as the
  * server deals them (starting worlds kept, as `rehearse serve` keeps them), each played with the load generator's turns (a lookup, then a question, in
@@ -111,21 +121,12 @@ function histogramQuantile(metrics: string, q: number): number {
  * core: what any server of this engine could serve at most, on one core.
  */
 async function bareEngine(seconds: number): Promise<number> {
-  const agent = await Agent.load(SPEC);
-  const plan = new Planner(agent, { rows: DEFAULTS.rows });
-  const situations = new SituationPool(agent, [...plan.walk()]);
+  const newEpisode = await dealer();
   const deadline = performance.now() + seconds * 1000;
   const started = performance.now();
   let steps = 0;
   while (performance.now() < deadline) {
-    const episode = new Episode({
-      spec: agent,
-      situations,
-      maxTurns: 1000,
-      writer: new OfflineWriter(),
-      userModel: offlineUser,
-      keepStart: true,
-    });
+    const episode = newEpisode();
     let { done } = await episode.reset();
     for (let turn = 1; !done; turn++) {
       ({ done } = await episode.step(benchTurn(turn)));
@@ -158,12 +159,8 @@ class InProcessSocket extends EventEmitter {
       this.#finished();
       return;
     }
-    const ended = reply.startsWith('{"type":"observation"') && reply.includes('"done":true');
-    this.#turn = ended ? 0 : this.#turn + 1;
-    const frame =
-      this.#turn === 0
-        ? JSON.stringify({ type: "reset" })
-        : JSON.stringify({ type: "step", data: { message: benchTurn(this.#turn) } });
+    this.#turn = endsEpisode(reply) ? 0 : this.#turn + 1;
+    const frame = this.#turn === 0 ? RESET_FRAME : stepFrame(this.#turn);
     queueMicrotask(() => this.emit("message", Buffer.from(frame), false));
   }
   close(): void {
@@ -181,21 +178,10 @@ class InProcessSocket extends EventEmitter {
  * before any read or write.
  */
 async function inProcessEngine(seconds: number, sessions = 64): Promise<number> {
-  const agent = await Agent.load(SPEC);
-  const situations = new SituationPool(agent, [
-    ...new Planner(agent, { rows: DEFAULTS.rows }).walk(),
-  ]);
   const finished = new FinishedEpisodes(10_000);
   const engine = new Engine({
     limits: { maxSessions: 4096, maxFrameBytes: 1 << 20, stepRate: 1e9, idleTtl: 600 },
-    newEpisode: () =>
-      dealtEpisode({
-        agent,
-        situations,
-        maxTurns: 1000,
-        writer: new OfflineWriter(),
-        userModel: offlineUser,
-      }),
+    newEpisode: await dealer(),
     hooks: { finished: (row) => finished.add(row) },
   });
   const deadline = performance.now() + seconds * 1000;
@@ -212,7 +198,7 @@ async function inProcessEngine(seconds: number, sessions = 64): Promise<number> 
         },
       );
       engine.accept(socket as never);
-      socket.emit("message", Buffer.from(JSON.stringify({ type: "reset" })), false);
+      socket.emit("message", Buffer.from(RESET_FRAME), false);
     }
   });
   const used = process.cpuUsage(cpu);
