@@ -143,6 +143,9 @@ async function bareEngine(seconds: number): Promise<number> {
  */
 class InProcessSocket extends EventEmitter {
   readyState = 1;
+  /** Replies are taken at once: nothing waits to go out. */
+  readonly bufferedAmount = 0;
+  readonly isPaused = false;
   #turn = 0;
   readonly #deadline: number;
   readonly #answered: () => void;

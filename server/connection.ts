@@ -7,6 +7,7 @@ import type {
   WireError,
   WireErrorCode,
 } from "../spec/index.ts";
+import { backlogLimit, pauseIfBacklogged } from "./backlog.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Flushable, Outbox } from "./outbox.ts";
 import { decodeFrame, type Encoding, encodeReply, wireError } from "./protocol.ts";
@@ -92,9 +93,15 @@ export class Connection implements Flushable {
     if (this.#socket.readyState <= 1) this.#socket.close(code, closeReason(reason));
   }
 
+  /** Bytes of replies sent but not yet taken by the client. */
+  get backlog(): number {
+    return this.#socket.bufferedAmount;
+  }
+
   /**
    * Sends the replies waiting, in order. A socket that cannot take them is dropped, as a broken
-   * connection is: its session stays resumable, and nothing reaches the other connections.
+   * connection is: its session stays resumable, and nothing reaches the other connections. A
+   * client that leaves too many unread is not read from until they have gone ({@link pauseIfBacklogged}).
    */
   flush(): void {
     const replies = this.#unsent;
@@ -105,7 +112,10 @@ export class Connection implements Flushable {
       for (const reply of replies) this.#socket.send(reply);
     } catch {
       this.#socket.terminate();
+      return;
     }
+    if (pauseIfBacklogged(this.#socket, backlogLimit(this.#context.maxFrameBytes)))
+      this.#context.metrics.backlogPauses++;
   }
 
   /** Another connection resumed this one's session: this one lets it go and closes. */

@@ -52,6 +52,9 @@ function sendOutbound(): void {
 class RelayedSocket extends EventEmitter {
   /** WebSocket's states: 1 open, 2 closing, 3 closed. */
   readyState = 1;
+  /** Nothing waits here: the main thread, which holds the real socket, watches its backlog. */
+  readonly bufferedAmount = 0;
+  readonly isPaused = false;
   constructor(readonly id: number) {
     super();
   }

@@ -77,6 +77,13 @@ export class Engine {
     this.#sweep.unref();
   }
 
+  /** Bytes of replies its connections have sent that their clients have not yet taken. */
+  get backlogBytes(): number {
+    let bytes = 0;
+    for (const connection of this.connections) bytes += connection.backlog;
+    return bytes;
+  }
+
   /** Serves a WebSocket (or anything that speaks like one) until it closes. */
   accept(socket: WebSocket): void {
     const connection = new Connection(socket, this.#context);

@@ -186,11 +186,13 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
       const counted = await threads.counts();
       for (const counts of counted.metrics) whole.add(counts);
       detached += counted.detached;
+      whole.backlogPauses += threads.backlogPauses;
     }
     return whole.render({
       sessions: Atomics.load(sessions, 0),
       detached,
       connections: connectionCount(),
+      backlogBytes: threads?.backlogBytes ?? engine?.backlogBytes ?? 0,
     });
   };
 

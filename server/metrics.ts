@@ -10,6 +10,7 @@ export interface MetricsCounts {
   resets: number;
   steps: number;
   episodesFinished: number;
+  backlogPauses: number;
   errors: [WireErrorCode, number][];
   buckets: number[];
   latencySum: number;
@@ -17,12 +18,15 @@ export interface MetricsCounts {
 
 /**
  * The server's counters, read by `GET /metrics` in Prometheus' text format: sessions and
- * connections open, resets, steps, finished episodes, errors by code, and step latency.
+ * connections open, replies waiting for slow clients, resets, steps, finished episodes, errors by
+ * code, and step latency.
  */
 export class Metrics {
   resets = 0;
   steps = 0;
   episodesFinished = 0;
+  /** Times a connection stopped being read because its client left too many replies unread. */
+  backlogPauses = 0;
   readonly #errors = new Map<WireErrorCode, number>();
   readonly #buckets = new Array<number>(BUCKETS.length).fill(0);
   #latencySum = 0;
@@ -46,6 +50,7 @@ export class Metrics {
       resets: this.resets,
       steps: this.steps,
       episodesFinished: this.episodesFinished,
+      backlogPauses: this.backlogPauses,
       errors: [...this.#errors.entries()],
       buckets: [...this.#buckets],
       latencySum: this.#latencySum,
@@ -57,6 +62,7 @@ export class Metrics {
     this.resets += counts.resets;
     this.steps += counts.steps;
     this.episodesFinished += counts.episodesFinished;
+    this.backlogPauses += counts.backlogPauses;
     for (const [code, n] of counts.errors)
       this.#errors.set(code, (this.#errors.get(code) ?? 0) + n);
     counts.buckets.forEach((n, i) => {
@@ -66,7 +72,12 @@ export class Metrics {
   }
 
   /** The text `GET /metrics` serves, given the gauges read now. */
-  render(gauges: { sessions: number; detached: number; connections: number }): string {
+  render(gauges: {
+    sessions: number;
+    detached: number;
+    connections: number;
+    backlogBytes: number;
+  }): string {
     const lines = [
       "# HELP rehearse_sessions Sessions held (episodes in progress, or kept for resume).",
       "# TYPE rehearse_sessions gauge",
@@ -77,6 +88,12 @@ export class Metrics {
       "# HELP rehearse_connections WebSocket connections open.",
       "# TYPE rehearse_connections gauge",
       `rehearse_connections ${gauges.connections}`,
+      "# HELP rehearse_backlog_bytes Bytes of replies sent and not yet taken by their clients.",
+      "# TYPE rehearse_backlog_bytes gauge",
+      `rehearse_backlog_bytes ${gauges.backlogBytes}`,
+      "# HELP rehearse_backlog_pauses_total Times a connection stopped being read because its client left more than the backlog limit of replies unread.",
+      "# TYPE rehearse_backlog_pauses_total counter",
+      `rehearse_backlog_pauses_total ${this.backlogPauses}`,
       "# HELP rehearse_resets_total Episodes opened.",
       "# TYPE rehearse_resets_total counter",
       `rehearse_resets_total ${this.resets}`,

@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import type { WebSocket } from "ws";
 import { threadModule } from "../env/index.ts";
+import { backlogLimit, pauseIfBacklogged } from "./backlog.ts";
 import type { MetricsCounts } from "./metrics.ts";
 import { decodeFrame } from "./protocol.ts";
 import {
@@ -136,6 +137,16 @@ export class EngineThreads {
   /** Connections open on every thread. */
   get connections(): number {
     return this.#relayed.size;
+  }
+
+  /** Times a socket stopped being read because its client left too many replies unread. */
+  backlogPauses = 0;
+
+  /** Bytes of replies sent on the sockets that their clients have not yet taken. */
+  get backlogBytes(): number {
+    let bytes = 0;
+    for (const relayed of this.#relayed.values()) bytes += relayed.socket.bufferedAmount;
+    return bytes;
   }
 
   /** Pins a new connection to the live thread serving the fewest, and relays it there. */
@@ -277,8 +288,11 @@ export class EngineThreads {
     const relayed = this.#relayed.get(item[1] as number);
     if (!relayed || relayed.thread !== thread) return;
     try {
-      if (item[0] === "send") relayed.socket.send(item[2] as string | Uint8Array);
-      else if (item[0] === "close") {
+      if (item[0] === "send") {
+        relayed.socket.send(item[2] as string | Uint8Array);
+        if (pauseIfBacklogged(relayed.socket, backlogLimit(this.#maxFrameBytes)))
+          this.backlogPauses++;
+      } else if (item[0] === "close") {
         const [code, reason] = item[2] as readonly [number, string];
         relayed.socket.close(code, reason);
       } else relayed.socket.terminate();

@@ -11,6 +11,8 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 /** A socket that records what is sent, or throws on send when `broken`. */
 class FakeSocket extends EventEmitter {
   readyState = 1;
+  readonly bufferedAmount = 0;
+  readonly isPaused = false;
   sent: string[] = [];
   terminated = false;
   constructor(readonly broken = false) {
