@@ -133,8 +133,12 @@ export class Episode implements EpisodeDriver {
   #endedBy: EndedBy | null = null;
   #errors: string[] = [];
   #fallback: { writer: string; error: string } | null = null;
-  /** The grade's parts, kept once the episode is done: nothing changes them after. */
-  #final: { outcome: CheckedGrade; findings: ConductFinding[] } | null = null;
+  /**
+   * The grade's parts and the conversation length they were worked out at. Every step adds a
+   * message, so until the next step (or reset) a grade asked for again is the same one: a client
+   * asking for its reward after each step, or many times, costs one grading a step.
+   */
+  #graded: { length: number; outcome: CheckedGrade; findings: ConductFinding[] } | null = null;
   #misstated: string[] = [];
   /** The conversation's tool-call ids, and the message that made each. */
   #callIds = new Map<string, number>();
@@ -223,7 +227,7 @@ export class Episode implements EpisodeDriver {
     this.#done = false;
     this.#truncated = false;
     this.#endedBy = null;
-    this.#final = null;
+    this.#graded = null;
     this.#fallback = opening.fallbackError
       ? { writer: this.#writer.name, error: opening.fallbackError }
       : null;
@@ -369,11 +373,13 @@ export class Episode implements EpisodeDriver {
 
   /**
    * Whether the person's goal was reached (the world's records and, for a read, what was told),
-   * and what the conduct checks found; kept once the episode is done.
+   * and what the conduct checks found; kept until the conversation grows.
    */
   #grade(): { outcome: CheckedGrade; findings: ConductFinding[] } {
-    if (this.#final) return this.#final;
+    const length = this.#messages.length;
+    if (this.#graded?.length === length) return this.#graded;
     const grade = {
+      length,
       outcome: outcomeGrade(
         this.agent,
         this.situation,
@@ -387,7 +393,7 @@ export class Episode implements EpisodeDriver {
         episode: { history_turns: this.#historyTurns },
       }),
     };
-    if (this.#done) this.#final = grade;
+    this.#graded = grade;
     return grade;
   }
 

@@ -83,7 +83,8 @@ export class Session {
     const own = this.episode.reward();
     const report: RewardReport = { ...own, done: this.episode.done };
     if (!this.episode.done || !this.#hooks.grader) return report;
-    const graded = await this.#grade(this.episode.row());
+    // Asked once: a row is built for the grader only the first time.
+    const graded = this.#graded ?? (await this.#grade(this.episode.row()));
     if (graded.error !== undefined) return { ...report, grade_error: graded.error };
     const grade = graded.grade as Grade;
     return {
