@@ -15,7 +15,7 @@ import {
 import { dealtEpisode, Engine } from "../server/engine.ts";
 import { FinishedEpisodes } from "../server/freeze.ts";
 import { type ServerHandle, serve } from "../server/index.ts";
-import { DEFAULTS } from "../spec/index.ts";
+import { DEFAULTS, SERVE_DEFAULTS } from "../spec/index.ts";
 import { benchTurn, endsEpisode, RESET_FRAME, stepFrame } from "./server-turns.ts";
 
 const spawnLoad = promisify(execFile);
@@ -181,7 +181,7 @@ class InProcessSocket extends EventEmitter {
  * before any read or write.
  */
 async function inProcessEngine(seconds: number, sessions = 64): Promise<number> {
-  const finished = new FinishedEpisodes(10_000);
+  const finished = new FinishedEpisodes(SERVE_DEFAULTS.keepEpisodes, SERVE_DEFAULTS.keepBytes);
   const engine = new Engine({
     limits: { maxSessions: 4096, maxFrameBytes: 1 << 20, stepRate: 1e9, idleTtl: 600 },
     newEpisode: await dealer(),

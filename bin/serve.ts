@@ -58,6 +58,11 @@ export function serveCommand(program: Command, io: Io, done: (code: number) => v
       number,
     )
     .option(
+      "--keep-bytes <n>",
+      `bytes of finished episodes (as JSON lines) kept for POST /v1/freeze (default ${SERVE_DEFAULTS.keepBytes}: 256 MiB)`,
+      number,
+    )
+    .option(
       "--rows <n>",
       `situations planned for resets to deal from (default ${DEFAULTS.rows})`,
       number,

@@ -19,18 +19,24 @@ export interface FreezeRoles {
 }
 
 /**
- * The episodes finished since the last freeze, oldest first, at most `keep` of them (older ones
- * give way and are counted, so a server nobody freezes holds bounded memory). Each is held as its
- * JSON line: one string instead of the hundreds of objects of a row, which the garbage collector
- * would otherwise walk on every major collection of a long-running server.
+ * The episodes finished since the last freeze, oldest first: at most `keep` of them and at most
+ * `keepBytes` of their JSON lines (older ones give way and are counted, so a server nobody
+ * freezes holds bounded memory however long its episodes run). Each is held as its JSON line:
+ * one string instead of the hundreds of objects of a row, which the garbage collector would
+ * otherwise walk on every major collection of a long-running server.
  */
 export class FinishedEpisodes {
   readonly #keep: number;
+  readonly #keepBytes: number;
   #rows: string[] = [];
+  /** Each kept line's UTF-8 bytes, as it would take in a freeze's file. */
+  #sizes: number[] = [];
+  #bytes = 0;
   #dropped = 0;
 
-  constructor(keep: number) {
+  constructor(keep: number, keepBytes: number) {
     this.#keep = keep;
+    this.#keepBytes = keepBytes;
   }
 
   add(row: Row): void {
@@ -39,19 +45,35 @@ export class FinishedEpisodes {
 
   /** Keeps a row already written as its JSON line (by an engine thread). */
   addLine(line: string): void {
+    const size = Buffer.byteLength(line);
     this.#rows.push(line);
-    if (this.#rows.length > this.#keep) {
-      // Dropping in batches keeps adding cheap: the array is cut once per `keep / 8` rows.
-      const excess = this.#rows.length - this.#keep + Math.floor(this.#keep / 8);
-      this.#rows = this.#rows.slice(excess);
-      this.#dropped += excess;
+    this.#sizes.push(size);
+    this.#bytes += size;
+    // Dropping in batches keeps adding cheap: the arrays are cut once per eighth of either limit.
+    if (this.#rows.length > this.#keep)
+      this.#drop(this.#rows.length - this.#keep + Math.floor(this.#keep / 8));
+    if (this.#bytes > this.#keepBytes) {
+      let excess = 0;
+      for (let freed = 0; this.#bytes - freed > (this.#keepBytes * 7) / 8; excess++)
+        freed += this.#sizes[excess] as number;
+      this.#drop(excess);
     }
+  }
+
+  /** Lets the oldest `count` rows go, counting them. */
+  #drop(count: number): void {
+    for (let i = 0; i < count; i++) this.#bytes -= this.#sizes[i] as number;
+    this.#rows = this.#rows.slice(count);
+    this.#sizes = this.#sizes.slice(count);
+    this.#dropped += count;
   }
 
   /** Takes every kept row (as JSON lines) and the count of those that gave way, leaving the buffer empty. */
   take(): { rows: string[]; dropped: number } {
     const taken = { rows: this.#rows, dropped: this.#dropped };
     this.#rows = [];
+    this.#sizes = [];
+    this.#bytes = 0;
     this.#dropped = 0;
     return taken;
   }
@@ -63,7 +85,10 @@ export class FinishedEpisodes {
 
   /** Puts rows back in front (a freeze that failed to write loses nothing). */
   restore(taken: { rows: string[]; dropped: number }): void {
+    const sizes = taken.rows.map((line) => Buffer.byteLength(line));
     this.#rows = [...taken.rows, ...this.#rows];
+    this.#sizes = [...sizes, ...this.#sizes];
+    for (const size of sizes) this.#bytes += size;
     this.#dropped += taken.dropped;
   }
 
@@ -71,9 +96,19 @@ export class FinishedEpisodes {
     return this.#rows.length;
   }
 
+  /** Bytes of the kept rows' JSON lines. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /** The most rows kept between freezes. */
   get keep(): number {
     return this.#keep;
+  }
+
+  /** The most bytes of JSON lines kept between freezes. */
+  get keepBytes(): number {
+    return this.#keepBytes;
   }
 }
 
@@ -98,7 +133,7 @@ export async function freeze(
   const taken = finished.take();
   try {
     const rows = taken.rows.map((line) => JSON.parse(line) as Row);
-    const meta = sidecar(rows, taken.dropped, finished.keep, setting);
+    const meta = sidecar(rows, taken.dropped, finished, setting);
     await new Dataset({ rows, meta }).save(path);
     return { path, rows: rows.length, sidecar: `${path}.meta.json`, dropped: taken.dropped };
   } catch (error) {
@@ -117,14 +152,14 @@ export function heldDataset(
 ): Dataset {
   const held = finished.peek();
   const rows = held.rows.map((line) => JSON.parse(line) as Row);
-  return new Dataset({ rows, meta: sidecar(rows, held.dropped, finished.keep, setting) });
+  return new Dataset({ rows, meta: sidecar(rows, held.dropped, finished, setting) });
 }
 
 /** The sidecar of frozen episodes, counted as `simulate()` counts a run. */
 function sidecar(
   rows: readonly Row[],
   dropped: number,
-  keep: number,
+  limits: { keep: number; keepBytes: number },
   { agent, plan, roles }: { agent: Agent; plan: Planner; roles: FreezeRoles },
 ): DatasetMeta {
   const coverage = new PairwiseCounter(agent);
@@ -188,7 +223,7 @@ function sidecar(
       ...agent.warnings,
       ...(dropped > 0
         ? [
-            `${dropped} finished episodes were not kept: the server keeps at most ${keep} between freezes (raise keepEpisodes, or freeze more often)`,
+            `${dropped} finished episodes were not kept: the server keeps at most ${limits.keep} episodes and ${limits.keepBytes} bytes of them between freezes (raise keepEpisodes or keepBytes, or freeze more often)`,
           ]
         : []),
       ...quality.warnings(),

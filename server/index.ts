@@ -107,7 +107,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     stepRate: o.stepRate,
     idleTtl: o.idleTtl,
   };
-  const finished = new FinishedEpisodes(o.keepEpisodes);
+  const finished = new FinishedEpisodes(o.keepEpisodes, o.keepBytes);
   // What the main thread answers itself (capacity at the door); each engine counts its own.
   const metrics = new Metrics();
   const sessions = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));

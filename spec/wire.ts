@@ -167,6 +167,8 @@ export const SERVE_DEFAULTS = {
   stepRate: 100,
   /** Finished episodes kept for `POST /v1/freeze` (the oldest give way, counted in the sidecar's warnings). */
   keepEpisodes: 10_000,
+  /** Bytes of finished episodes' JSON lines kept for `POST /v1/freeze` (256 MiB; the oldest give way the same). */
+  keepBytes: 256 << 20,
   /** Engine threads beside the main thread; 0 plays every episode on the main thread. */
   threads: 0,
 } as const;
@@ -186,6 +188,11 @@ export const ServeOptionsSchema = z.strictObject({
   idleTtl: z.number().positive("expected seconds above 0").max(86_400).optional(),
   stepRate: z.number().positive("expected steps per second above 0").max(1e9).optional(),
   keepEpisodes: z.int().min(1).max(1_000_000).optional(),
+  keepBytes: z
+    .int()
+    .min(1 << 20, "expected at least 1 MiB (1048576 bytes)")
+    .max(2 ** 36, "expected at most 64 GiB")
+    .optional(),
   /** Situations planned for resets to deal from (`task_id`, `split`, `seed`). */
   rows: z.int().min(1).max(100_000, "expected at most 100,000 planned situations").optional(),
   seed: z.union([z.int().min(0), z.string().min(1)]).optional(),

@@ -47,13 +47,26 @@ describe("rehearse serve", () => {
   it("refuses flags it cannot honour by name, exit code 2, before listening", async () => {
     let err = "";
     const code = await main(
-      ["serve", "--spec", SPEC, "--max-sessions", "0", "--token", "short", "--port", "99999"],
+      [
+        "serve",
+        "--spec",
+        SPEC,
+        "--max-sessions",
+        "0",
+        "--token",
+        "short",
+        "--port",
+        "99999",
+        "--keep-bytes",
+        "1000",
+      ],
       { out: () => {}, err: (text) => (err += text), onInterrupt: () => () => {} },
     );
     expect(code).toBe(2);
     expect(err).toMatch(/--max-sessions/);
     expect(err).toMatch(/--token/);
     expect(err).toMatch(/--port/);
+    expect(err).toMatch(/--keep-bytes: expected at least 1 MiB/);
     expect(err).not.toMatch(/\n\s+at /);
   });
 

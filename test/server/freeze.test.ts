@@ -24,7 +24,7 @@ afterAll(async () => {
 describe("finished episodes kept for a freeze", () => {
   it("keeps at most `keep`, newest last, and counts those that gave way", async () => {
     const rows = await (await simulate(agent, { rows: 20, seed: 3 })).rows();
-    const kept = new FinishedEpisodes(8);
+    const kept = new FinishedEpisodes(8, 1 << 30);
     for (const row of rows) kept.add(row);
     expect(kept.size).toBeLessThanOrEqual(8);
     const taken = kept.take();
@@ -35,6 +35,33 @@ describe("finished episodes kept for a freeze", () => {
     expect(kept.size).toBe(0);
     kept.restore(taken);
     expect(kept.take()).toEqual(taken);
+  });
+
+  it("keeps at most `keepBytes` of JSON lines however few the rows, newest last, and counts those that gave way", () => {
+    const budget = 1 << 20;
+    const kept = new FinishedEpisodes(10_000, budget);
+    // Rows the size an episode at the message limit makes: four fit in the budget, not five.
+    const id = (n: number) => `row_${String(n).padStart(2, "0")}`;
+    const line = (n: number) => JSON.stringify({ id: id(n), text: "é".repeat(120_000) });
+    const size = Buffer.byteLength(line(0));
+    for (let n = 0; n < 40; n++) {
+      kept.addLine(line(n));
+      expect(kept.bytes).toBeLessThanOrEqual(budget);
+    }
+    expect(kept.bytes).toBe(kept.size * size);
+    const taken = kept.take();
+    expect(taken.rows.length).toBeGreaterThan(0);
+    expect(taken.rows.length + taken.dropped).toBe(40);
+    expect(taken.rows.map((l) => JSON.parse(l).id)).toEqual(
+      Array.from({ length: taken.rows.length }, (_, i) => id(40 - taken.rows.length + i)),
+    );
+    expect(kept.bytes).toBe(0);
+    kept.restore(taken);
+    expect(kept.bytes).toBe(taken.rows.length * size);
+    // A row larger than the whole budget is not kept, and is counted.
+    kept.addLine(JSON.stringify({ id: "huge", text: "x".repeat(budget) }));
+    expect(kept.peek().rows.map((l) => JSON.parse(l).id)).not.toContain("huge");
+    expect(kept.take().dropped).toBe(taken.dropped + taken.rows.length + 1);
   });
 
   it("says in the sidecar's warnings and the reply how many gave way", async () => {
