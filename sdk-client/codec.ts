@@ -4,8 +4,12 @@ import { type ServerMessage, ServerMessageSchema } from "../spec/index.ts";
 /** How frames go over the wire: JSON text frames, or MessagePack binary frames (the same envelope). */
 export type WireEncoding = "json" | "msgpack";
 
-/** Standard MessagePack, as the server and Python's `msgpack` read and write it. */
-const packr = new Packr({ useRecords: false, encodeUndefinedAsNil: true });
+/**
+ * Standard MessagePack, as the server and Python's `msgpack` read and write it; msgpackr's
+ * shared-reference extensions are refused, as the server refuses them (a tiny frame could decode
+ * into an exponentially large object).
+ */
+const packr = new Packr({ useRecords: false, encodeUndefinedAsNil: true, structuredClone: false });
 
 /** One client message as a frame of the chosen encoding. */
 export function encodeFrame(message: object, encoding: WireEncoding): string | Buffer {

@@ -16,9 +16,11 @@ export type Encoding = "json" | "msgpack";
 
 /**
  * Standard MessagePack (no msgpackr records, undefined as nil), so Python's `msgpack`, or any
- * other implementation, reads what the server writes and writes what it reads.
+ * other implementation, reads what the server writes and writes what it reads. msgpackr's
+ * shared-reference extensions are refused: with them, a frame of a few hundred bytes can decode
+ * into an object with exponentially many paths, and checking it would stall the server for seconds.
  */
-const packr = new Packr({ useRecords: false, encodeUndefinedAsNil: true });
+const packr = new Packr({ useRecords: false, encodeUndefinedAsNil: true, structuredClone: false });
 
 /** A frame read into a message, or the error reply it earns (with the request id when one could be read). */
 export type Decoded =

@@ -1,3 +1,4 @@
+import { Packr } from "msgpackr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, Episode, Planner, type Situation } from "../../index.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
@@ -91,6 +92,30 @@ describe("every error code, answered on the connection", () => {
       socket.close();
     },
   );
+
+  it("INVALID_JSON for MessagePack with msgpackr's shared references, which standard MessagePack has not", async () => {
+    // One object reached by many paths: 300 bytes that would decode into 4^7 paths, or 2^24 for
+    // a 500-byte frame, which the server once spent seconds decoding and checking.
+    let shared: unknown = 1;
+    for (let level = 0; level < 7; level++)
+      shared = Object.fromEntries(["a", "b", "c", "d"].map((key) => [key, shared]));
+    const sharing = new Packr({ structuredClone: true, useRecords: false });
+    const socket = await RawSocket.open(server.wsUrl);
+    await socket.ask({ type: "reset" }, true);
+    socket.send(
+      sharing.pack({
+        type: "step",
+        id: 1,
+        data: { message: { role: "assistant", content: "hi", sampling: shared } },
+      }),
+      true,
+    );
+    const refused = await socket.next();
+    expect(refused.data).toMatchObject({ code: "INVALID_JSON" });
+    expect(refused.data.message).toMatch(/Structured clone extension is disabled/);
+    await stillUsable(socket, true);
+    socket.close();
+  });
 
   it("EXECUTION_ERROR for a step after the episode is over", async () => {
     const socket = await RawSocket.open(server.wsUrl);
