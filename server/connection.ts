@@ -67,6 +67,11 @@ export class Connection implements Flushable {
   #pending = 0;
   /** Encoded replies waiting for the end of the event loop's turn. */
   #unsent: (string | Buffer)[] = [];
+  /**
+   * Set once the connection closes: frames after a `close`, or after an error that ends the
+   * connection, are not run (a reset there would open a session nobody hears of).
+   */
+  #closing = false;
 
   constructor(socket: WebSocket, context: ConnectionContext) {
     this.#socket = socket;
@@ -89,6 +94,7 @@ export class Connection implements Flushable {
 
   /** Sends the replies waiting, then closes the socket (a reason of at most 123 bytes, as WebSocket allows). */
   close(code: number, reason: string): void {
+    this.#closing = true;
     this.flush();
     if (this.#socket.readyState <= 1) this.#socket.close(code, closeReason(reason));
   }
@@ -125,6 +131,7 @@ export class Connection implements Flushable {
   }
 
   #receive(frame: Buffer | string, encoding: Encoding): void {
+    if (this.#closing) return;
     this.lastActive = performance.now();
     const { maxFrameBytes } = this.#context;
     // A text relayed from the main thread is measured in bytes only when it could be over: UTF-8 takes at most 3 a character.
@@ -169,6 +176,8 @@ export class Connection implements Flushable {
   }
 
   async #handle(frame: Buffer | string, encoding: Encoding, started: number): Promise<void> {
+    // A frame read before the connection closed but reached after it.
+    if (this.#closing) return;
     const decoded = decodeFrame(frame, encoding);
     if (!decoded.ok) {
       this.#fail(decoded.error, encoding, decoded.id);

@@ -160,6 +160,29 @@ describe("every error code, answered on the connection", () => {
     }
   });
 
+  it("runs no frame after one that closes the connection: a reset sent behind it opens no session", async () => {
+    const small = await serve(agent, { port: 0, rows: 4, maxSessions: 2 });
+    try {
+      const closing = await RawSocket.open(small.wsUrl);
+      expect((await closing.ask({ type: "reset" })).type).toBe("observation");
+      closing.send({ type: "close" });
+      closing.send({ type: "reset", id: 2 });
+      expect(await closing.closed).toBe(1000);
+      const refused = await RawSocket.open(small.wsUrl);
+      refused.send({ type: "resume", data: { session_id: "no-such-session" } });
+      refused.send({ type: "reset", id: 2 });
+      expect(await refused.closed).toBe(1008);
+      expect(refused.replies.map((reply: Reply) => reply.data.code)).toEqual(["SESSION_ERROR"]);
+      // Both slots are free: neither reset behind a close took one.
+      for (const socket of [await RawSocket.open(small.wsUrl), await RawSocket.open(small.wsUrl)]) {
+        expect((await socket.ask({ type: "reset" })).type).toBe("observation");
+        socket.close();
+      }
+    } finally {
+      await small.close();
+    }
+  });
+
   it("FACTORY_ERROR when the episode cannot be made closes the connection", async () => {
     const broken = await serve(agent, {
       port: 0,
