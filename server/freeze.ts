@@ -115,9 +115,29 @@ export class FinishedEpisodes {
 /**
  * `POST /v1/freeze`: writes the finished episodes to `<folder>/<name>` as a dataset in
  * `simulate()`'s row format with the same sidecar (spec, options, coverage, quality, degraded,
- * warnings), atomically, so `loadDataset()` and the exporters read it like any run.
+ * warnings), atomically, so `loadDataset()` and the exporters read it like any run. Freezes of
+ * one server run one at a time.
  */
-export async function freeze(
+export function freeze(
+  finished: FinishedEpisodes,
+  request: FreezeRequest,
+  setting: { folder: string; agent: Agent; plan: Planner; roles: FreezeRoles },
+): Promise<FreezeResult> {
+  const frozen = (freezing.get(finished) ?? Promise.resolve()).then(() =>
+    freezeNow(finished, request, setting),
+  );
+  freezing.set(finished, frozen.catch(() => {}));
+  return frozen;
+}
+
+/**
+ * The freeze in progress for each set of finished episodes: freezes run one at a time, or two
+ * requests for one name would both find it free, and the later write (with no rows: the earlier
+ * took them) would replace the earlier's file.
+ */
+const freezing = new WeakMap<FinishedEpisodes, Promise<unknown>>();
+
+async function freezeNow(
   finished: FinishedEpisodes,
   request: FreezeRequest,
   setting: { folder: string; agent: Agent; plan: Planner; roles: FreezeRoles },

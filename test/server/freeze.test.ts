@@ -88,4 +88,25 @@ describe("finished episodes kept for a freeze", () => {
     });
     expect(((await empty.json()) as { rows: number }).rows).toBe(0);
   });
+
+  it("runs freezes one at a time: of four at once for one name, one writes the rows, three are refused", async () => {
+    for (let seed = 0; seed < 2; seed++) {
+      const client = new EnvClient(server.wsUrl);
+      await rollout(client, new OfflineAgent().start(agent, seed), { seed });
+      await client.close();
+    }
+    const responses = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        fetch(`${server.url}/v1/freeze`, {
+          method: "POST",
+          body: JSON.stringify({ name: "race.jsonl" }),
+        }),
+      ),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 409, 409, 409]);
+    const written = responses.find((response) => response.status === 200) as Response;
+    const result = (await written.json()) as { rows: number; path: string };
+    expect(result.rows).toBe(2);
+    expect((await loadDataset(result.path)).size).toBe(2);
+  });
 });
