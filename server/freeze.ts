@@ -126,7 +126,10 @@ export function freeze(
   const frozen = (freezing.get(finished) ?? Promise.resolve()).then(() =>
     freezeNow(finished, request, setting),
   );
-  freezing.set(finished, frozen.catch(() => {}));
+  freezing.set(
+    finished,
+    frozen.catch(() => {}),
+  );
   return frozen;
 }
 
