@@ -7,7 +7,7 @@ import type {
   WireError,
   WireErrorCode,
 } from "../spec/index.ts";
-import { backlogLimit, pauseIfBacklogged } from "./backlog.ts";
+import { backlogLimit, pauseIfBacklogged } from "./backpressure.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Flushable, Outbox } from "./outbox.ts";
 import { decodeFrame, type Encoding, encodeReply, wireError } from "./protocol.ts";
@@ -15,7 +15,7 @@ import { NO_SESSION_STATE, Session, type SessionHooks } from "./session.ts";
 import { CapacityError, type SessionTable } from "./sessions.ts";
 
 /** Requests one connection may have waiting; past it, a frame is answered RATE_LIMITED at once. */
-const MAX_PENDING = 64;
+export const MAX_PENDING = 64;
 
 /** Close codes: closed by the client, a session that cannot be had, a factory or server failure, capacity (try again later), another connection resumed it. */
 const CLOSE = {

@@ -187,6 +187,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
       for (const counts of counted.metrics) whole.add(counts);
       detached += counted.detached;
       whole.backlogPauses += threads.backlogPauses;
+      whole.relayPauses += threads.relayPauses;
     }
     return whole.render({
       sessions: Atomics.load(sessions, 0),

@@ -11,6 +11,7 @@ export interface MetricsCounts {
   steps: number;
   episodesFinished: number;
   backlogPauses: number;
+  relayPauses: number;
   errors: [WireErrorCode, number][];
   buckets: number[];
   latencySum: number;
@@ -27,6 +28,8 @@ export class Metrics {
   episodesFinished = 0;
   /** Times a connection stopped being read because its client left too many replies unread. */
   backlogPauses = 0;
+  /** Times a connection stopped being read because its engine thread had too many of its frames unanswered. */
+  relayPauses = 0;
   readonly #errors = new Map<WireErrorCode, number>();
   readonly #buckets = new Array<number>(BUCKETS.length).fill(0);
   #latencySum = 0;
@@ -51,6 +54,7 @@ export class Metrics {
       steps: this.steps,
       episodesFinished: this.episodesFinished,
       backlogPauses: this.backlogPauses,
+      relayPauses: this.relayPauses,
       errors: [...this.#errors.entries()],
       buckets: [...this.#buckets],
       latencySum: this.#latencySum,
@@ -63,6 +67,7 @@ export class Metrics {
     this.steps += counts.steps;
     this.episodesFinished += counts.episodesFinished;
     this.backlogPauses += counts.backlogPauses;
+    this.relayPauses += counts.relayPauses;
     for (const [code, n] of counts.errors)
       this.#errors.set(code, (this.#errors.get(code) ?? 0) + n);
     counts.buckets.forEach((n, i) => {
@@ -91,9 +96,10 @@ export class Metrics {
       "# HELP rehearse_backlog_bytes Bytes of replies sent and not yet taken by their clients.",
       "# TYPE rehearse_backlog_bytes gauge",
       `rehearse_backlog_bytes ${gauges.backlogBytes}`,
-      "# HELP rehearse_backlog_pauses_total Times a connection stopped being read because its client left more than the backlog limit of replies unread.",
-      "# TYPE rehearse_backlog_pauses_total counter",
-      `rehearse_backlog_pauses_total ${this.backlogPauses}`,
+      "# HELP rehearse_read_pauses_total Times a connection stopped being read: its client left too many replies unread (backlog), or its engine thread had too many of its frames unanswered (relay).",
+      "# TYPE rehearse_read_pauses_total counter",
+      `rehearse_read_pauses_total{reason="backlog"} ${this.backlogPauses}`,
+      `rehearse_read_pauses_total{reason="relay"} ${this.relayPauses}`,
       "# HELP rehearse_resets_total Episodes opened.",
       "# TYPE rehearse_resets_total counter",
       `rehearse_resets_total ${this.resets}`,

@@ -1,7 +1,14 @@
 import { Worker } from "node:worker_threads";
 import type { WebSocket } from "ws";
 import { threadModule } from "../env/index.ts";
-import { backlogLimit, pauseIfBacklogged } from "./backlog.ts";
+import {
+  backlogLimit,
+  holdReading,
+  isHeld,
+  pauseIfBacklogged,
+  releaseReading,
+} from "./backpressure.ts";
+import { MAX_PENDING } from "./connection.ts";
 import type { MetricsCounts } from "./metrics.ts";
 import { decodeFrame } from "./protocol.ts";
 import {
@@ -29,6 +36,21 @@ interface Relayed {
   thread: Thread;
   /** Whether a frame has come yet: only the first may move the connection. */
   started: boolean;
+  /** The bytes of each frame relayed and not yet answered, oldest first, and their sum. */
+  unanswered: number[];
+  unansweredBytes: number;
+}
+
+/**
+ * Frames a connection may have relayed to its thread and not yet answered before the main thread
+ * stops reading it: twice what the thread lets wait (past which it answers RATE_LIMITED), so a
+ * burst still meets that limit while a flood waits in the network instead of in the thread's queue.
+ */
+const MAX_UNANSWERED = 2 * MAX_PENDING;
+
+/** The bytes of unanswered frames past which a connection is not read: 8 MiB, or two frames at the limit. */
+function unansweredBytesLimit(maxFrameBytes: number): number {
+  return Math.max(8 << 20, 2 * maxFrameBytes);
 }
 
 /** How long a thread may take to answer a question, beyond the work it was asked to wait for. */
@@ -141,6 +163,8 @@ export class EngineThreads {
 
   /** Times a socket stopped being read because its client left too many replies unread. */
   backlogPauses = 0;
+  /** Times a socket stopped being read because its thread had too many of its frames unanswered. */
+  relayPauses = 0;
 
   /** Bytes of replies sent on the sockets that their clients have not yet taken. */
   get backlogBytes(): number {
@@ -156,7 +180,14 @@ export class EngineThreads {
       socket.close(1011, "no engine thread is running");
       return;
     }
-    const relayed: Relayed = { id: this.#nextId++, socket, thread, started: false };
+    const relayed: Relayed = {
+      id: this.#nextId++,
+      socket,
+      thread,
+      started: false,
+      unanswered: [],
+      unansweredBytes: 0,
+    };
     this.#relayed.set(relayed.id, relayed);
     this.#pin(relayed, thread);
     socket.on("message", (data: Buffer, isBinary: boolean) => {
@@ -171,6 +202,15 @@ export class EngineThreads {
         relayed.id,
         isBinary ? new Uint8Array(data) : data.toString(),
       ]);
+      relayed.unanswered.push(data.length);
+      relayed.unansweredBytes += data.length;
+      if (
+        relayed.unanswered.length > MAX_UNANSWERED ||
+        relayed.unansweredBytes > unansweredBytesLimit(this.#maxFrameBytes)
+      ) {
+        if (!isHeld(socket, "relay")) this.relayPauses++;
+        holdReading(socket, "relay");
+      }
     });
     socket.on("close", () => {
       this.#relayed.delete(relayed.id);
@@ -278,6 +318,19 @@ export class EngineThreads {
   }
 
   /**
+   * A frame of the connection was answered (each frame earns one reply; a close none, and closes
+   * the socket): once what is unanswered is back to half the limits, the socket is read again.
+   */
+  #replied(relayed: Relayed): void {
+    relayed.unansweredBytes -= relayed.unanswered.shift() ?? 0;
+    if (
+      relayed.unanswered.length <= MAX_UNANSWERED / 2 &&
+      relayed.unansweredBytes <= unansweredBytesLimit(this.#maxFrameBytes) / 2
+    )
+      releaseReading(relayed.socket, "relay");
+  }
+
+  /**
    * A reply, close or drop for a connection's socket, from the thread serving it (a thread it
    * left has nothing more to say to it). A socket that throws is dropped, as a broken one is.
    */
@@ -289,6 +342,7 @@ export class EngineThreads {
     if (!relayed || relayed.thread !== thread) return;
     try {
       if (item[0] === "send") {
+        this.#replied(relayed);
         relayed.socket.send(item[2] as string | Uint8Array);
         if (pauseIfBacklogged(relayed.socket, backlogLimit(this.#maxFrameBytes)))
           this.backlogPauses++;

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createConnection, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { backlogLimit } from "../../server/backlog.ts";
+import WebSocket from "ws";
+import { backlogLimit } from "../../server/backpressure.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
 import { SERVE_DEFAULTS } from "../../spec/index.ts";
 
@@ -150,7 +151,7 @@ describe.each([
       for (let n = 0; n < REQUESTS; n++) client.send(`{"type":"state","id":"${id}"}`);
 
       await until(
-        async () => (await metric(server, "rehearse_backlog_pauses_total")) >= 1,
+        async () => (await metric(server, 'rehearse_read_pauses_total{reason="backlog"}')) >= 1,
         20_000,
         "the server to stop reading",
       );
@@ -182,4 +183,38 @@ describe.each([
       client.close();
     }
   }, 120_000);
+});
+
+describe("a client that sends faster than its engine thread answers", () => {
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await serve(SPEC, { port: 0, rows: 4, stepRate: 1e9, threads: 1 });
+  });
+  afterAll(() => server.close());
+
+  it("is not read while its thread has too many of its frames unanswered, and every frame is answered", async () => {
+    const socket = new WebSocket(server.wsUrl, { perMessageDeflate: false });
+    await new Promise((resolve, reject) => {
+      socket.once("open", resolve);
+      socket.once("error", reject);
+    });
+    const frames = 20_000;
+    let replies = 0;
+    const kinds = new Set<string>();
+    const answered = new Promise<void>((resolve) =>
+      socket.on("message", (data) => {
+        const reply = JSON.parse(String(data));
+        kinds.add(reply.type === "error" ? reply.data.code : reply.type);
+        if (++replies === frames) resolve();
+      }),
+    );
+    // Sent at once, the frames reach the main thread far faster than one engine thread answers them.
+    for (let n = 0; n < frames; n++) socket.send(`{"type":"state","id":${n}}`);
+    await answered;
+    expect(replies).toBe(frames);
+    expect([...kinds].sort()).toEqual(expect.arrayContaining(["state"]));
+    for (const kind of kinds) expect(["state", "RATE_LIMITED"]).toContain(kind);
+    expect(await metric(server, 'rehearse_read_pauses_total{reason="relay"}')).toBeGreaterThan(0);
+    socket.terminate();
+  }, 60_000);
 });
