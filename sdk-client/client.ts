@@ -44,6 +44,8 @@ export class EnvTimeoutError extends Error {
 
 /** Close codes after which the server will not take the connection back. */
 const FINAL_CLOSES = new Set([1008, 1011, 1013, 4000]);
+/** The longest `close()` waits for the server to answer its close before cutting the connection. */
+const CLOSE_WAIT_MS = 5_000;
 
 type Reply = ServerMessage;
 interface Pending {
@@ -51,6 +53,8 @@ interface Pending {
   resolve(reply: Reply): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
+  /** The socket the frame last went out on (a request goes out once a socket). */
+  sentOn: WebSocket | null;
 }
 
 /**
@@ -71,6 +75,8 @@ export class EnvClient implements EpisodeDriver {
   readonly encoding: WireEncoding;
   readonly #options: Required<Omit<EnvClientOptions, "token" | "encoding">> & { token?: string };
   #socket: WebSocket | null = null;
+  /** The socket being opened, which a close while connecting cuts. */
+  #dialing: WebSocket | null = null;
   #opening: Promise<WebSocket> | null = null;
   #sessionId: string | null = null;
   #nextId = 1;
@@ -119,15 +125,26 @@ export class EnvClient implements EpisodeDriver {
     return expect(await this.#request("state"), "state");
   }
 
-  /** Ends the session on the server and closes the connection. */
+  /**
+   * Ends the session on the server and closes the connection, waiting for the server's close at
+   * most the reply timeout or 5 s, whichever is shorter; a connection still opening is cut.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#dialing?.terminate();
     const socket = this.#socket;
     if (socket && socket.readyState === WebSocket.OPEN) {
       socket.send(encodeFrame({ type: "close" }, this.encoding));
       await new Promise<void>((resolve) => {
-        socket.once("close", () => resolve());
+        const cut = setTimeout(
+          () => socket.terminate(),
+          Math.min(this.#options.timeoutMs, CLOSE_WAIT_MS),
+        );
+        socket.once("close", () => {
+          clearTimeout(cut);
+          resolve();
+        });
         socket.close(1000);
       });
     } else socket?.terminate();
@@ -144,10 +161,11 @@ export class EnvClient implements EpisodeDriver {
         this.#pending.delete(id);
         reject(new EnvTimeoutError(`no reply to ${type} within ${this.#options.timeoutMs} ms`));
       }, this.#options.timeoutMs);
-      this.#pending.set(id, { frame, resolve, reject, timer });
+      this.#pending.set(id, { frame, resolve, reject, timer, sentOn: null });
       this.#connected().then(
         (socket) => {
-          if (this.#pending.has(id)) socket.send(encodeFrame(frame, this.encoding));
+          const pending = this.#pending.get(id);
+          if (pending) this.#send(pending, socket);
         },
         (error: Error) => this.#settle(id, error),
       );
@@ -170,7 +188,15 @@ export class EnvClient implements EpisodeDriver {
     for (let attempt = 0; ; attempt++) {
       try {
         const socket = await this.#dial();
+        if (this.#closed) {
+          socket.terminate();
+          throw new Error("the client was closed");
+        }
         if (this.#sessionId) await this.#resume(socket, this.#sessionId);
+        // No session yet (the first reset was cut off): what went out on the lost socket goes again.
+        else
+          for (const pending of this.#pending.values())
+            if (pending.sentOn !== null) this.#send(pending, socket);
         this.#socket = socket;
         return socket;
       } catch (error) {
@@ -180,6 +206,13 @@ export class EnvClient implements EpisodeDriver {
         delay *= 2;
       }
     }
+  }
+
+  /** Sends a request's frame on `socket`, unless it already went out there. */
+  #send(pending: Pending, socket: WebSocket): void {
+    if (pending.sentOn === socket) return;
+    pending.sentOn = socket;
+    socket.send(encodeFrame(pending.frame, this.encoding));
   }
 
   /** A new socket, open, with its frames routed to the requests waiting for them. */
@@ -192,7 +225,9 @@ export class EnvClient implements EpisodeDriver {
           ? { headers: { authorization: `Bearer ${this.#options.token}` } }
           : {}),
       });
+      this.#dialing = socket;
       socket.once("open", () => {
+        this.#dialing = null;
         socket.off("error", refuse);
         socket.on("error", () => {});
         resolve(socket);
@@ -200,9 +235,10 @@ export class EnvClient implements EpisodeDriver {
       const refuse = (error: Error) =>
         reject(new Dropped(`cannot connect to ${this.url}: ${error.message}`));
       socket.once("error", refuse);
-      socket.once("close", () =>
-        reject(new Dropped(`the connection to ${this.url} closed before it opened`)),
-      );
+      socket.once("close", () => {
+        if (this.#dialing === socket) this.#dialing = null;
+        reject(new Dropped(`the connection to ${this.url} closed before it opened`));
+      });
       socket.once("unexpected-response", (_request, response) => {
         socket.off("error", refuse);
         socket.on("error", () => {});
@@ -231,11 +267,12 @@ export class EnvClient implements EpisodeDriver {
           this.#settle(id, new Dropped(`no reply to resume within ${this.#options.timeoutMs} ms`)),
         this.#options.timeoutMs,
       );
-      this.#pending.set(id, { frame, timer, resolve, reject });
+      const resuming: Pending = { frame, timer, resolve, reject, sentOn: null };
+      this.#pending.set(id, resuming);
       socket.once("close", () =>
         this.#settle(id, new Dropped("the connection dropped during resume")),
       );
-      socket.send(encodeFrame(frame, this.encoding));
+      this.#send(resuming, socket);
     });
     // A session that cannot be resumed ends the client: #receive recorded it as final.
     if (reply.type === "error") throw new EnvServerError(reply.data);
@@ -249,7 +286,7 @@ export class EnvClient implements EpisodeDriver {
         (frame.type === "reset" || frame.type === "step")
       )
         this.#settle(pendingId, { type: "observation", data: state.last, id: frame.id });
-      else socket.send(encodeFrame(frame, this.encoding));
+      else this.#send(pending, socket);
     }
   }
 
@@ -262,10 +299,11 @@ export class EnvClient implements EpisodeDriver {
       this.#failAll(error as Error);
       return;
     }
-    const id = typeof reply.id === "number" ? reply.id : null;
-    // A reply without an id (an error about the connection itself) answers the oldest request.
-    const target = id !== null && this.#pending.has(id) ? id : this.#pending.keys().next().value;
-    if (target === undefined) return;
+    // A reply without an id (an error about the connection itself) answers the oldest request; one
+    // with an id nobody waits for (a request that timed out) answers none.
+    const target =
+      reply.id === undefined || reply.id === null ? this.#pending.keys().next().value : reply.id;
+    if (typeof target !== "number" || !this.#pending.has(target)) return;
     if (
       reply.type === "error" &&
       ["CAPACITY_REACHED", "FACTORY_ERROR", "SESSION_ERROR"].includes(reply.data.code)

@@ -1,4 +1,6 @@
+import { Packr } from "msgpackr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type WebSocket from "ws";
 import { WebSocketServer } from "ws";
 import { Agent } from "../../index.ts";
 import {
@@ -32,6 +34,41 @@ afterAll(async () => {
 });
 
 const say = (content: string) => ({ role: "assistant" as const, content });
+
+/** An observation reply of the wire's shape, for servers written in a test. */
+const observation = (id: unknown, text: string) =>
+  JSON.stringify({
+    type: "observation",
+    id,
+    data: {
+      observation: {
+        messages: [{ role: "user", content: text }],
+        turn: 0,
+        truncated: false,
+        metadata: { episode_id: "e", task_id: "t", seed: 0 },
+      },
+      reward: null,
+      done: false,
+      session_id: "s1",
+    },
+  });
+
+/** A WebSocket server written in a test, answering each connection as `serve` says. */
+async function scriptedServer(
+  serve: (socket: WebSocket, connection: number) => void,
+): Promise<{ url: string; close(): void }> {
+  const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+  await new Promise((resolve) => wss.once("listening", resolve));
+  let connections = 0;
+  wss.on("connection", (socket) => serve(socket, ++connections));
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}/ws`,
+    close: () => {
+      for (const socket of wss.clients) socket.terminate();
+      wss.close();
+    },
+  };
+}
 const lookup = (id: string) => ({
   role: "assistant" as const,
   content: null,
@@ -92,6 +129,118 @@ describe("EnvClient", () => {
     } finally {
       silent.close();
       for (const socket of silent.clients) socket.terminate();
+    }
+  });
+
+  it("gives a reply that comes after its request timed out to no other request", async () => {
+    const late = await scriptedServer((socket) => {
+      let steps = 0;
+      socket.on("message", (data) => {
+        const message = JSON.parse(String(data));
+        if (message.type === "reset") socket.send(observation(message.id, "opening"));
+        // The first step is answered after the client gave up on it, the second later still.
+        else
+          setTimeout(
+            () => socket.send(observation(message.id, `to ${message.data.message.content}`)),
+            ++steps === 1 ? 250 : 400,
+          );
+      });
+    });
+    try {
+      const client = new EnvClient(late.url, { timeoutMs: 150 });
+      await client.reset();
+      await expect(client.step(say("first"))).rejects.toBeInstanceOf(EnvTimeoutError);
+      const second = await client.step(say("second")).catch((error: unknown) => error);
+      // Its own reply came after 400 ms, past the timeout: the first step's late one did not stand in for it.
+      expect(second).toBeInstanceOf(EnvTimeoutError);
+      await client.close();
+    } finally {
+      late.close();
+    }
+  });
+
+  it("sends the first reset again when the connection drops before it is answered", async () => {
+    const restarting = await scriptedServer((socket, connection) =>
+      socket.on("message", (data) => {
+        const message = JSON.parse(String(data));
+        if (connection === 1) socket.close(1001, "restarting");
+        else socket.send(observation(message.id, "opening"));
+      }),
+    );
+    try {
+      const client = new EnvClient(restarting.url, { timeoutMs: 5_000, reconnectDelayMs: 10 });
+      const reset = await client.reset();
+      expect(reset.observation.messages[0]?.content).toBe("opening");
+      expect(client.sessionId).toBe("s1");
+      await client.close();
+    } finally {
+      restarting.close();
+    }
+  });
+
+  it("cuts a connection still opening when closed, and waits for a stuck server's close at most its timeout", async () => {
+    const opening = new EnvClient(server.wsUrl);
+    const reset = opening.reset().catch((error: Error) => error.message);
+    await opening.close();
+    expect(await reset).toMatch(/closed/);
+    const metric = async () =>
+      Number(
+        (await (await fetch(`${server.url}/metrics`)).text())
+          .split("\n")
+          .find((line) => line.startsWith("rehearse_connections "))
+          ?.split(" ")[1],
+      );
+    for (let tries = 0; (await metric()) > 0; tries++) {
+      expect(tries).toBeLessThan(100);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // A server that answers the reset and then reads nothing, not even the close.
+    const stuck = await scriptedServer((socket) =>
+      socket.once("message", (data) => {
+        socket.send(observation(JSON.parse(String(data)).id, "opening"));
+        socket.pause();
+      }),
+    );
+    try {
+      const client = new EnvClient(stuck.url, { timeoutMs: 200 });
+      await client.reset();
+      // ws waits 30 s for a close the server never sends; this test's own limit is 10 s.
+      await client.close();
+    } finally {
+      stuck.close();
+    }
+  }, 10_000);
+
+  it("refuses MessagePack with msgpackr's shared references from a server", async () => {
+    let shared: unknown = 1;
+    for (let level = 0; level < 6; level++) shared = { a: shared, b: shared, c: shared };
+    const sharing = new Packr({ structuredClone: true, useRecords: false });
+    const odd = await scriptedServer((socket) =>
+      socket.on("message", (data) =>
+        socket.send(
+          sharing.pack({
+            type: "state",
+            id: JSON.parse(String(data)).id,
+            data: {
+              episode_id: null,
+              step_count: 0,
+              session_id: null,
+              task_id: null,
+              seed: null,
+              done: false,
+              truncated: false,
+              extra: shared,
+            },
+          }),
+        ),
+      ),
+    );
+    try {
+      const client = new EnvClient(odd.url, { timeoutMs: 2_000 });
+      await expect(client.state()).rejects.toThrow(/Structured clone extension is disabled/);
+      await client.close();
+    } finally {
+      odd.close();
     }
   });
 
