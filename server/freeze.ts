@@ -33,6 +33,7 @@ export class FinishedEpisodes {
   #sizes: number[] = [];
   #bytes = 0;
   #dropped = 0;
+  #version = 0;
 
   constructor(keep: number, keepBytes: number) {
     this.#keep = keep;
@@ -45,6 +46,7 @@ export class FinishedEpisodes {
 
   /** Keeps a row already written as its JSON line (by an engine thread). */
   addLine(line: string): void {
+    this.#version++;
     const size = Buffer.byteLength(line);
     this.#rows.push(line);
     this.#sizes.push(size);
@@ -71,6 +73,7 @@ export class FinishedEpisodes {
   /** Takes every kept row (as JSON lines) and the count of those that gave way, leaving the buffer empty. */
   take(): { rows: string[]; dropped: number } {
     const taken = { rows: this.#rows, dropped: this.#dropped };
+    this.#version++;
     this.#rows = [];
     this.#sizes = [];
     this.#bytes = 0;
@@ -85,6 +88,7 @@ export class FinishedEpisodes {
 
   /** Puts rows back in front (a freeze that failed to write loses nothing). */
   restore(taken: { rows: string[]; dropped: number }): void {
+    this.#version++;
     const sizes = taken.rows.map((line) => Buffer.byteLength(line));
     this.#rows = [...taken.rows, ...this.#rows];
     this.#sizes = [...sizes, ...this.#sizes];
@@ -94,6 +98,11 @@ export class FinishedEpisodes {
 
   get size(): number {
     return this.#rows.length;
+  }
+
+  /** A number that changes whenever the kept rows do (what was worked out from them is stale then). */
+  get version(): number {
+    return this.#version;
   }
 
   /** Bytes of the kept rows' JSON lines. */

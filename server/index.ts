@@ -197,6 +197,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     });
   };
 
+  let shownReport: { version: number; page: Promise<string> } | null = null;
   const freezeSetting = {
     agent,
     plan,
@@ -208,7 +209,16 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     metricsText,
     freeze: (request) =>
       freeze(finished, request, { folder: o.freezeDir ?? process.cwd(), ...freezeSetting }),
-    report: () => renderReport(heldDataset(finished, freezeSetting), "episodes held for freeze"),
+    report: () => {
+      // The page is worked out again only once the held episodes change: reading and grading
+      // 10,000 of them takes the main thread seconds, which every socket would wait out.
+      if (shownReport?.version !== finished.version)
+        shownReport = {
+          version: finished.version,
+          page: renderReport(heldDataset(finished, freezeSetting), "episodes held for freeze"),
+        };
+      return shownReport.page;
+    },
     accept,
     unhealthy: () =>
       threads && !threads.running ? "every engine thread has stopped: restart the server" : null,

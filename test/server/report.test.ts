@@ -47,13 +47,21 @@ describe("GET /report on rehearse serve", () => {
     );
     played.push(...listedIds(html));
     expect(played).toHaveLength(3);
+    // The page is kept until an episode finishes.
+    expect(await (await fetch(`${server.url}/report`, { headers: auth })).text()).toBe(html);
+    const fourth = new EnvClient(server.wsUrl, { token: TOKEN });
+    await rollout(fourth, new OfflineAgent().start(agent, 3), { seed: 3 });
+    await fourth.close();
+    const more = await (await fetch(`${server.url}/report`, { headers: auth })).text();
+    expect(listedIds(more)).toEqual([...played, ...listedIds(more).slice(3)]);
+    expect(listedIds(more)).toHaveLength(4);
 
     const frozen = await fetch(`${server.url}/v1/freeze`, {
       method: "POST",
       headers: auth,
       body: JSON.stringify({ name: "held.jsonl" }),
     });
-    expect(((await frozen.json()) as { rows: number }).rows).toBe(3);
+    expect(((await frozen.json()) as { rows: number }).rows).toBe(4);
     const after = await (await fetch(`${server.url}/report`, { headers: auth })).text();
     expect(listedIds(after)).toEqual([]);
   });
