@@ -139,7 +139,7 @@ describe("EnvClient", () => {
         const message = JSON.parse(String(data));
         if (message.type === "reset") socket.send(observation(message.id, "opening"));
         // The first step is answered after the client gave up on it, the second later still.
-        else
+        else if (message.type === "step")
           setTimeout(
             () => socket.send(observation(message.id, `to ${message.data.message.content}`)),
             ++steps === 1 ? 250 : 400,
