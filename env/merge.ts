@@ -3,6 +3,7 @@ import { createInterface } from "node:readline";
 import type { DatasetMeta } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
 import { Dataset } from "./dataset.ts";
+import { rowId } from "./episode.ts";
 import {
   checkDatasetOutput,
   datasetPaths,
@@ -11,6 +12,7 @@ import {
   readMeta,
   writeDatasetLines,
 } from "./jsonl.ts";
+import { Planner } from "./plan.ts";
 import { RunTally, sidecarOf } from "./run-tally.ts";
 import { shardOf } from "./shard.ts";
 import { InputError, type InputIssue } from "./util/errors.ts";
@@ -78,13 +80,27 @@ export async function mergeShards(
       },
       tally,
     );
-  await writeDatasetLines(options.out, linesOf(ordered, tally), meta);
+  // A run whose rows went where traces said cannot be planned again here: its ids are checked unique only.
+  const planned = first.meta.shard.run.search?.allocation
+    ? null
+    : plannedIds(agent, first.meta.options);
+  await writeDatasetLines(options.out, linesOf(ordered, tally, planned), meta);
   const merged = meta();
   return new Dataset({ path: options.out, meta: merged, summary: tally.summary() });
 }
 
-/** Every shard's lines in shard order, each row counted as it goes by; a shard whose rows disagree with its sidecar is refused. */
-async function* linesOf(shards: readonly ShardFile[], tally: RunTally): AsyncGenerator<string> {
+/**
+ * Every shard's lines in shard order, each row counted as it goes by. A shard whose rows disagree
+ * with its sidecar is refused: another count, or a row that is not the one the run planned at its
+ * place (a row deleted and another doubled, rows swapped or taken from another run), or when the
+ * plan cannot be made again, a row id seen before.
+ */
+async function* linesOf(
+  shards: readonly ShardFile[],
+  tally: RunTally,
+  planned: Iterator<string> | null,
+): AsyncGenerator<string> {
+  const seen = new Set<string>();
   for (const { path, meta } of shards) {
     let rows = 0;
     let number = 0;
@@ -95,7 +111,17 @@ async function* linesOf(shards: readonly ShardFile[], tally: RunTally): AsyncGen
     for await (const text of lines) {
       number++;
       if (text.trim() === "") continue;
-      tally.add(parseRow(text, path, number));
+      const row = parseRow(text, path, number);
+      const refuse = (message: string) =>
+        new InputError(what(path), [{ path: `row ${rows + 1} (line ${number})`, message }]);
+      if (planned) {
+        const next = planned.next();
+        const expected = next.done ? undefined : next.value;
+        if (row.id !== expected)
+          throw refuse(`holds ${row.id}, but the run planned ${expected ?? "no more rows"} there`);
+      } else if (seen.has(row.id)) throw refuse(`holds ${row.id}, which an earlier row holds too`);
+      else seen.add(row.id);
+      tally.add(row);
       rows++;
       yield `${text}\n`;
     }
@@ -107,6 +133,18 @@ async function* linesOf(shards: readonly ShardFile[], tally: RunTally): AsyncGen
 }
 
 const what = (path: string) => `merge: ${path}`;
+
+/** The row ids a run of these options plans, in order: each situation's rollouts in a row, as `simulate` plays them. */
+function* plannedIds(agent: Agent, options: DatasetMeta["options"]): Generator<string> {
+  const plan = new Planner(agent, {
+    rows: options.rows,
+    seed: options.seed,
+    faultRate: options.fault_rate,
+    preferSuccess: options.prefer_success,
+  });
+  for (const situation of plan.walk())
+    for (let rollout = 0; rollout < options.rollouts; rollout++) yield rowId(situation, rollout);
+}
 
 /** A shard file's sidecar, refused unless it is a finished shard. */
 async function readShard(path: string): Promise<ShardFile> {

@@ -102,12 +102,58 @@ describe("sharded runs and merge", () => {
   it("refuses a shard whose rows do not match its sidecar", async () => {
     const cut = join(dir, "cut.jsonl");
     await simulate(RETAIL, { ...RUN, shard: { index: 1, count: 4 }, out: cut });
-    const text = await readFile(cut, "utf8");
-    await writeFile(cut, text.split("\n").slice(1).join("\n"));
+    const lines = (await readFile(cut, "utf8")).trimEnd().split("\n");
+    await writeFile(cut, `${lines.slice(0, -1).join("\n")}\n`);
     await expect(
       mergeShards([shard(0), cut, shard(2), shard(3)], { out: join(dir, "cut-merged.jsonl") }),
     ).rejects.toThrow(/holds 22 rows, but its sidecar says 23/);
     expect(await exists(join(dir, "cut-merged.jsonl"))).toBe(false);
+  });
+
+  it("refuses a shard holding rows the run did not plan there, though their count matches", async () => {
+    const edited = join(dir, "edited.jsonl");
+    await simulate(RETAIL, { ...RUN, shard: { index: 1, count: 4 }, out: edited });
+    const lines = (await readFile(edited, "utf8")).trimEnd().split("\n");
+    const idOf = (line: string) => JSON.parse(line).id as string;
+    const attempts: [string, string[], string][] = [
+      // A row deleted and the one before it doubled.
+      [
+        "doubled",
+        [...lines.slice(0, 5), lines[4] as string, ...lines.slice(6)],
+        idOf(lines[5] as string),
+      ],
+      // Two rows swapped.
+      [
+        "swapped",
+        [lines[1] as string, lines[0] as string, ...lines.slice(2)],
+        idOf(lines[0] as string),
+      ],
+    ];
+    for (const [name, rows, planned] of attempts) {
+      await writeFile(edited, `${rows.join("\n")}\n`);
+      const out = join(dir, `${name}-merged.jsonl`);
+      await expect(
+        mergeShards([shard(0), edited, shard(2), shard(3)], { out }),
+        name,
+      ).rejects.toThrow(
+        new RegExp(
+          `row \\d+ \\(line \\d+\\): holds row_\\w+, but the run planned ${planned} there`,
+        ),
+      );
+      expect(await exists(out)).toBe(false);
+    }
+    // Another seed's shard, its sidecar edited to say this run's seed.
+    const other = join(dir, "other-seed.jsonl");
+    await simulate(RETAIL, { ...RUN, seed: 8, shard: { index: 1, count: 4 }, out: other });
+    const meta = JSON.parse(await readFile(`${other}.meta.json`, "utf8"));
+    const own = JSON.parse(await readFile(`${shard(1)}.meta.json`, "utf8"));
+    await writeFile(
+      `${other}.meta.json`,
+      JSON.stringify({ ...meta, options: own.options, shard: own.shard }),
+    );
+    await expect(
+      mergeShards([shard(0), other, shard(2), shard(3)], { out: join(dir, "other-merged.jsonl") }),
+    ).rejects.toThrow(/row 1 \(line 1\): holds row_\w+, but the run planned row_\w+ there/);
   });
 
   it("refuses a shard index outside its count, naming shard.index", async () => {
