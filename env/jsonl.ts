@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { type DatasetMeta, DatasetMetaSchema, type Row, RowSchema } from "../spec/index.ts";
+import { OutputLock } from "./output-lock.ts";
 import { InputError, issuesOf } from "./util/errors.ts";
 import {
   checkOutputPath,
@@ -27,12 +28,14 @@ export function datasetPaths(out: string): {
   meta: string;
   partial: string;
   partialMeta: string;
+  lock: string;
 } {
   return {
     rows: out,
     meta: `${out}.meta.json`,
     partial: `${out}.partial`,
     partialMeta: `${out}.partial.meta.json`,
+    lock: `${out}.lock`,
   };
 }
 
@@ -192,13 +195,21 @@ export class RowSink {
   /** Warnings about the kept rows, for the run's sidecar: their own sidecar was lost and rebuilt. */
   readonly warnings: readonly string[];
   readonly #stream: WriteStream;
+  readonly #lock: OutputLock;
   #failure: Error | null = null;
 
-  private constructor(out: string, kept: number, warnings: string[], stream: WriteStream) {
+  private constructor(
+    out: string,
+    kept: number,
+    warnings: string[],
+    stream: WriteStream,
+    lock: OutputLock,
+  ) {
     this.paths = datasetPaths(out);
     this.kept = kept;
     this.warnings = warnings;
     this.#stream = stream;
+    this.#lock = lock;
     stream.on("error", (error) => {
       this.#failure = writeFailure(this.paths.partial, error);
     });
@@ -208,13 +219,31 @@ export class RowSink {
    * Opens the sink; with `resume`, keeps the whole rows of an earlier partial file made with the same
    * options, handing each to `onKept` (which may refuse one by throwing). A partial file whose
    * sidecar is missing keeps its rows too: `onKept` checks each against the run's plan, and the
-   * sidecar is rebuilt from the run's options, with a warning that says so.
+   * sidecar is rebuilt from the run's options, with a warning that says so. Holds the output's
+   * lock ({@link OutputLock}) until closed: another run writing the same file is refused.
    */
   static async open(
     out: string,
     meta: DatasetMeta,
     resume: boolean,
     onKept: (row: Row, index: number) => void,
+  ): Promise<RowSink> {
+    const paths = datasetPaths(out);
+    const lock = await OutputLock.take(paths.lock, out);
+    try {
+      return await RowSink.#open(out, meta, resume, onKept, lock);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  static async #open(
+    out: string,
+    meta: DatasetMeta,
+    resume: boolean,
+    onKept: (row: Row, index: number) => void,
+    lock: OutputLock,
   ): Promise<RowSink> {
     const paths = datasetPaths(out);
     let kept = 0;
@@ -248,6 +277,7 @@ export class RowSink {
       kept,
       warnings,
       createWriteStream(paths.partial, { flags: "a", highWaterMark: WRITE_BUFFER_BYTES }),
+      lock,
     );
   }
 
@@ -266,18 +296,16 @@ export class RowSink {
 
   /** Closes the file, keeping it as the partial result (an interrupted run) with a sidecar that says what it holds. */
   async close(meta?: DatasetMeta): Promise<void> {
-    await new Promise<void>((resolve) =>
-      this.#stream.end((error?: Error | null) => {
-        this.#failure ??= error ? writeFailure(this.paths.partial, error) : null;
-        resolve();
-      }),
-    );
-    if (this.#failure) throw this.#failure;
-    if (meta)
-      await writeFileAtomic(
-        this.paths.partialMeta,
-        `${JSON.stringify({ ...meta, complete: false }, null, 2)}\n`,
-      );
+    try {
+      await this.#end();
+      if (meta)
+        await writeFileAtomic(
+          this.paths.partialMeta,
+          `${JSON.stringify({ ...meta, complete: false }, null, 2)}\n`,
+        );
+    } finally {
+      await this.#lock.release();
+    }
   }
 
   /**
@@ -286,9 +314,23 @@ export class RowSink {
    * older complete file both stay whole.
    */
   async finish(meta: DatasetMeta): Promise<void> {
-    await this.close();
-    await publish(this.paths.partial, this.paths.rows, meta);
-    await rm(this.paths.partialMeta, { force: true });
+    try {
+      await this.#end();
+      await publish(this.paths.partial, this.paths.rows, meta);
+      await rm(this.paths.partialMeta, { force: true });
+    } finally {
+      await this.#lock.release();
+    }
+  }
+
+  async #end(): Promise<void> {
+    await new Promise<void>((resolve) =>
+      this.#stream.end((error?: Error | null) => {
+        this.#failure ??= error ? writeFailure(this.paths.partial, error) : null;
+        resolve();
+      }),
+    );
+    if (this.#failure) throw this.#failure;
   }
 }
 

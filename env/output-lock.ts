@@ -1,0 +1,97 @@
+import { open, readFile, rm, stat, utimes } from "node:fs/promises";
+import { hostname } from "node:os";
+import { InputError } from "./util/errors.ts";
+
+/** How often a run touches its lock, so that runs on other machines can tell it is alive. */
+const TOUCH_MS = 5_000;
+/** A lock from another machine untouched this long was left by a run that is gone. */
+const STALE_MS = 30_000;
+
+/** Who holds a lock, as its file says. */
+interface Holder {
+  pid: number;
+  host: string;
+  started: string;
+}
+
+/**
+ * The lock a run holds on its output while it writes `<out>.partial`: one run at a time, so two
+ * runs (or a retried pod beside one still alive) never append to one file. It is a file made
+ * exclusively, naming the process and machine, and touched every few seconds. A lock whose process
+ * is gone from this machine, or from another machine untouched for 30 s, is taken over.
+ */
+export class OutputLock {
+  readonly path: string;
+  readonly #touch: NodeJS.Timeout;
+
+  private constructor(path: string, touch: NodeJS.Timeout) {
+    this.path = path;
+    this.#touch = touch;
+  }
+
+  /** Takes the lock at `path` for writing `out`, or refuses, naming the run that holds it. */
+  static async take(path: string, out: string): Promise<OutputLock> {
+    const mine: Holder = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
+    for (;;) {
+      try {
+        const file = await open(path, "wx");
+        await file.writeFile(`${JSON.stringify(mine)}\n`);
+        await file.close();
+        const touch = setInterval(() => {
+          const now = new Date();
+          utimes(path, now, now).catch(() => {});
+        }, TOUCH_MS);
+        touch.unref();
+        return new OutputLock(path, touch);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const held = await holderOf(path);
+      if (held?.alive)
+        throw new InputError("output", [
+          {
+            path: "out",
+            message: `another run is writing ${out} (process ${held.holder.pid} on ${held.holder.host}, started ${held.holder.started}): wait for it to finish, or remove ${path} if that run is gone`,
+          },
+        ]);
+      // Left by a run that is gone: taken over (another run taking it first is refused above next time round).
+      await rm(path, { force: true });
+    }
+  }
+
+  /** Lets the lock go. */
+  async release(): Promise<void> {
+    clearInterval(this.#touch);
+    await rm(this.path, { force: true });
+  }
+}
+
+/** Who holds the lock and whether that run is still alive; null when the lock is gone or unreadable. */
+async function holderOf(path: string): Promise<{ holder: Holder; alive: boolean } | null> {
+  let holder: Holder;
+  let touched: number;
+  try {
+    holder = JSON.parse(await readFile(path, "utf8")) as Holder;
+    touched = (await stat(path)).mtimeMs;
+  } catch {
+    // Half written by a run taking it this moment, or removed: a lock younger than a touch is alive.
+    const age = await stat(path).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => Number.POSITIVE_INFINITY,
+    );
+    return age < TOUCH_MS
+      ? { holder: { pid: 0, host: "unknown", started: "just now" }, alive: true }
+      : null;
+  }
+  if (holder.host === hostname()) return { holder, alive: processAlive(holder.pid) };
+  return { holder, alive: Date.now() - touched < STALE_MS };
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
