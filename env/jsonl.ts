@@ -229,7 +229,9 @@ export class RowSink {
     onKept: (row: Row, index: number) => void,
   ): Promise<RowSink> {
     const paths = datasetPaths(out);
-    const lock = await OutputLock.take(paths.lock, out);
+    const lock = await OutputLock.take(paths.lock, out).catch((error: unknown) => {
+      throw error instanceof InputError ? error : writeFailure(paths.lock, error);
+    });
     try {
       return await RowSink.#open(out, meta, resume, onKept, lock);
     } catch (error) {

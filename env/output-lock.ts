@@ -1,5 +1,6 @@
-import { open, readFile, rm, stat, utimes } from "node:fs/promises";
+import { mkdir, open, readFile, rm, stat, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
+import { dirname } from "node:path";
 import { InputError } from "./util/errors.ts";
 
 /** How often a run touches its lock, so that runs on other machines can tell it is alive. */
@@ -29,9 +30,13 @@ export class OutputLock {
     this.#touch = touch;
   }
 
-  /** Takes the lock at `path` for writing `out`, or refuses, naming the run that holds it. */
+  /**
+   * Takes the lock at `path` for writing `out` (making its folder), or refuses, naming the run that
+   * holds it; a failure of the file system is thrown as it came.
+   */
   static async take(path: string, out: string): Promise<OutputLock> {
     const mine: Holder = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
+    await mkdir(dirname(path), { recursive: true });
     for (;;) {
       try {
         const file = await open(path, "wx");
