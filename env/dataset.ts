@@ -54,13 +54,30 @@ export class Dataset {
     return rows;
   }
 
-  /** The rows one at a time, without holding them all. */
+  /**
+   * The rows one at a time, without holding them all. Read to its end, a file whose sidecar says it
+   * is complete must hold as many rows as the sidecar says: one cut or edited since is refused, not
+   * taken for the whole dataset.
+   */
   async *stream(): AsyncGenerator<Row> {
     if (this.#rows) {
       yield* this.#rows;
       return;
     }
-    yield* readRows(this.path as string, { tornTail: (this.path as string).endsWith(".partial") });
+    const path = this.path as string;
+    let count = 0;
+    for await (const row of readRows(path, { tornTail: path.endsWith(".partial") })) {
+      count++;
+      yield row;
+    }
+    const promised = this.meta?.complete ? this.meta.rows : null;
+    if (promised !== null && count !== promised)
+      throw new InputError(path, [
+        {
+          path: "",
+          message: `holds ${count} rows, but its sidecar (${datasetPaths(path).meta}) says ${promised}: the file was cut or edited after it was written`,
+        },
+      ]);
   }
 
   /** Pairwise coverage of the six-axis grid, counted on the rows the run made. */

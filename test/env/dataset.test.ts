@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -33,5 +33,22 @@ describe("data.search is never null", () => {
     });
     expect(data.search).not.toHaveProperty("budget");
     expect(DatasetSearchSchema.parse(data.search)).toEqual(data.search);
+  });
+});
+
+describe("a dataset read back", () => {
+  it("refuses, read to its end, a file cut since its sidecar said it was complete, naming both counts", async () => {
+    const out = join(await mkdtemp(join(tmpdir(), "rehearse-cut-")), "data.jsonl");
+    await simulate(referenceSpec, { rows: 12, out });
+    const lines = (await readFile(out, "utf8")).trimEnd().split("\n");
+    await writeFile(out, `${lines.slice(0, 7).join("\n")}\n`);
+    const data = await loadDataset(out);
+    await expect(data.rows()).rejects.toThrow(
+      /data\.jsonl is invalid .*\n.*holds 7 rows, but its sidecar \(.*data\.jsonl\.meta\.json\) says 12: the file was cut or edited after it was written/,
+    );
+    // Reading only the first rows checks nothing more.
+    const first = data.stream();
+    expect((await first.next()).done).toBe(false);
+    await first.return(undefined);
   });
 });
