@@ -70,10 +70,14 @@ export interface ChatModelOptions {
   fetch?: typeof fetch;
 }
 
+/** The most bytes a completion may take: a larger one is refused, before it could take the process down. */
+const MAX_COMPLETION_BYTES = 64 << 20;
+
 /**
  * A policy that asks an OpenAI-compatible `/chat/completions` endpoint for each turn, with the
  * episode's tools. Tool-call ids the model reuses from earlier turns (servers that number calls
  * `call_1` every turn) are replaced by fresh ones, since the episode pairs answers with calls by id.
+ * A reply over 64 MiB is refused unread, and the API key is blanked out of what an error quotes.
  */
 export function chatModel(options: ChatModelOptions): Policy {
   const send = options.fetch ?? fetch;
@@ -94,11 +98,13 @@ export function chatModel(options: ChatModelOptions): Policy {
       }),
       signal: AbortSignal.timeout(options.timeoutMs ?? 120_000),
     });
-    const text = await response.text();
-    if (!response.ok)
+    const text = await textOf(response, options.model);
+    if (!response.ok) {
+      const said = text.slice(0, 300);
       throw new Error(
-        `${options.model}: HTTP ${response.status} from ${url}: ${text.slice(0, 300)}`,
+        `${options.model}: HTTP ${response.status} from ${url}: ${options.apiKey ? said.replaceAll(options.apiKey, "[redacted]") : said}`,
       );
+    }
     let body: { choices?: { message?: Record<string, unknown> }[] };
     try {
       body = JSON.parse(text);
@@ -109,6 +115,23 @@ export function chatModel(options: ChatModelOptions): Policy {
     if (!reply) throw new Error(`${options.model}: the completion holds no message`);
     return withFreshIds(assistantOf(reply, options.model), conversation);
   };
+}
+
+/** A completion's text, decoded as it comes, refused once it passes {@link MAX_COMPLETION_BYTES}. */
+async function textOf(response: Response, model: string): Promise<string> {
+  if (!response.body) return "";
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    bytes += chunk.byteLength;
+    if (bytes > MAX_COMPLETION_BYTES)
+      throw new Error(
+        `${model}: the completion is over ${MAX_COMPLETION_BYTES} bytes: refused unread`,
+      );
+    text += decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 /** A message as the chat API takes it: only the fields every OpenAI-compatible server knows. */

@@ -132,6 +132,17 @@ function fromObject(spec: BackendObject, role: string): Backend {
 }
 
 function finish(spec: BackendObject & { model: string }, name: string): Backend {
+  if (spec.baseURL && URL.canParse(spec.baseURL)) {
+    const url = new URL(spec.baseURL);
+    // fetch refuses such a URL at every call ("Connection error."), and rows would show the password.
+    if (url.username !== "" || url.password !== "")
+      throw new InputError("backend", [
+        {
+          path: "baseURL",
+          message: `${spec.model}'s base URL holds a user name or password, which no call can send: give the key in the environment variable its apiKeyEnv names (OPENAI_API_KEY by default)`,
+        },
+      ]);
+  }
   const sampling: Backend["sampling"] = {};
   if (spec.temperature !== undefined) sampling.temperature = spec.temperature;
   if (spec.top_p !== undefined) sampling.top_p = spec.top_p;

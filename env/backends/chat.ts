@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { ToolCall } from "../../spec/index.ts";
 import { BackendError, formatPath, InputError, messageOf, valueAt } from "../util/errors.ts";
 import type { Backend } from "./backend.ts";
+import { boundedFetch, MAX_REPLY_BYTES } from "./bounded-fetch.ts";
 import { endpointOf } from "./endpoint.ts";
 
 /** One call to a chat model. */
@@ -37,13 +38,17 @@ export interface ChatReply {
 const limits = new Map<string, LimitFunction>();
 
 /**
- * A chat client for one backend, through the `openai` package: per-call timeout, retries with
- * backoff on 429 and 5xx (honouring retry-after), and a bound on calls in flight per backend.
+ * A chat client for one backend, through the `openai` package: per-call timeout over the whole
+ * reply, body included, replies of at most 64 MiB, retries with backoff on 429 and 5xx (honouring
+ * retry-after up to the timeout), and a bound on calls in flight per backend. What the server says
+ * in an error reaches the data with the API key blanked out.
  */
 export class ChatClient {
   readonly backend: Backend;
   readonly #client: OpenAI;
   readonly #limit: LimitFunction;
+  /** Secrets this client sends, blanked out of any error it raises. */
+  readonly #secrets: string[];
 
   constructor(backend: Backend, role: string, options: { fetch?: typeof fetch } = {}) {
     this.backend = backend;
@@ -69,8 +74,9 @@ export class ChatClient {
       ...(backend.baseURL ? { baseURL: backend.baseURL } : {}),
       timeout: backend.timeoutMs,
       maxRetries: backend.maxRetries,
-      ...(options.fetch ? { fetch: options.fetch } : {}),
+      fetch: boundedFetch(backend.timeoutMs, MAX_REPLY_BYTES, options.fetch ?? fetch),
     });
+    this.#secrets = key !== undefined && key.length >= 4 ? [key] : [];
     const limitKey = `${backend.name}|${backend.baseURL ?? ""}`;
     let limit = limits.get(limitKey);
     if (!limit || limit.concurrency !== backend.concurrency) {
@@ -80,8 +86,22 @@ export class ChatClient {
     this.#limit = limit;
   }
 
-  /** Sends one chat completion; errors name the backend and what the server said. */
+  /** Sends one chat completion; errors name the backend and what the server said, secrets blanked out. */
   async complete(request: ChatRequest): Promise<ChatReply> {
+    try {
+      return await this.#complete(request);
+    } catch (error) {
+      const message = messageOf(error);
+      const blanked = this.#secrets.reduce(
+        (text, secret) => text.replaceAll(secret, "[redacted]"),
+        message,
+      );
+      if (blanked === message) throw error;
+      throw new BackendError(this.backend.name, blanked.replace(`${this.backend.name}: `, ""));
+    }
+  }
+
+  async #complete(request: ChatRequest): Promise<ChatReply> {
     const { sampling } = this.backend;
     const response: unknown = await this.#limit(async () => {
       try {

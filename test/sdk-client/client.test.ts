@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import { gzipSync } from "node:zlib";
 import { Packr } from "msgpackr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type WebSocket from "ws";
@@ -271,6 +273,37 @@ describe("EnvClient", () => {
       await second.close();
     } finally {
       await guarded.close();
+    }
+  });
+});
+
+describe("chatModel against a hostile model server", () => {
+  it("refuses a reply over 64 MiB as it comes (a gzip bomb counts as inflated), and blanks its key out of an error", async () => {
+    const bomb = gzipSync(Buffer.alloc(80 << 20));
+    const hostile = createServer((request, response) => {
+      if (request.url === "/bomb/chat/completions") {
+        response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+        response.end(bomb);
+      } else {
+        response.writeHead(401, { "content-type": "application/json" });
+        response.end(JSON.stringify({ error: `bad key ${request.headers.authorization}` }));
+      }
+    });
+    await new Promise<void>((resolve) => hostile.listen(0, "127.0.0.1", resolve));
+    const base = `http://127.0.0.1:${(hostile.address() as { port: number }).port}`;
+    const turn = { conversation: [{ role: "user" as const, content: "hi" }], tools: [] };
+    try {
+      const big = chatModel({ baseUrl: `${base}/bomb`, model: "m" });
+      await expect(big(turn as never)).rejects.toThrow(
+        `m: the completion is over ${64 << 20} bytes: refused unread`,
+      );
+      const echo = chatModel({ baseUrl: `${base}/echo`, model: "m", apiKey: "sk-CLIENT-SECRET" });
+      const error = await Promise.resolve(echo(turn as never)).catch((e: Error) => e);
+      expect(String(error)).toMatch(/HTTP 401 .*bad key Bearer \[redacted\]/);
+      expect(String(error)).not.toContain("sk-CLIENT-SECRET");
+    } finally {
+      hostile.closeAllConnections();
+      await new Promise((resolve) => hostile.close(resolve));
     }
   });
 });
