@@ -124,7 +124,7 @@ export class ChatClient {
           this.backend.name,
           error instanceof SyntaxError
             ? `the reply is not valid JSON: ${error.message}`
-            : messageOf(error),
+            : withCause(error),
         );
       }
     });
@@ -283,4 +283,10 @@ function kindOf(value: unknown): string {
 function snippet(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length <= 80 ? line : `${line.slice(0, 79)}…`;
+}
+
+/** An error's message and, when the `openai` package wrapped ours ("Connection error."), what it wrapped. */
+function withCause(error: unknown): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : "";
+  return cause && cause !== messageOf(error) ? `${messageOf(error)} (${cause})` : messageOf(error);
 }

@@ -11,6 +11,10 @@ const routes: Record<string, (request: IncomingMessage, response: ServerResponse
     response.writeHead(200, { "content-type": "application/json" });
     response.end("x".repeat(10_000));
   },
+  "/bomb/v1/chat/completions": (_request, response) => {
+    response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+    response.end(gzipSync(Buffer.alloc(80 << 20)));
+  },
   "/bomb": (_request, response) => {
     response.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
     response.end(gzipSync(Buffer.alloc(20 << 20)));
@@ -92,6 +96,19 @@ describe("ChatClient against a hostile server", () => {
       /m@http/,
     );
   }, 10_000);
+
+  it("says a reply over the cap was cut off, not only that the connection failed", async () => {
+    const client = new ChatClient(
+      parseBackend(
+        { provider: "openai-compatible", model: "m", baseURL: `${base}/bomb/v1`, max_retries: 0 },
+        "agent",
+      ),
+      "agent",
+    );
+    await expect(client.complete({ messages: [{ role: "user", content: "hi" }] })).rejects.toThrow(
+      /m@http.*: Connection error\. \(the reply is over \d+ bytes: it was cut off unread\)/,
+    );
+  });
 
   it("blanks out its API key from what the server said", async () => {
     process.env.REHEARSE_TEST_KEY = "sk-live-SECRET-abc123";
