@@ -41,7 +41,7 @@ export function decontaminateCommand(program: Command, io: Io, done: (code: numb
 
 async function run(flags: DecontaminateFlags, io: Io): Promise<number> {
   const options = optionsFrom(DecontaminateCommandOptionsSchema, flags, "decontaminate");
-  await refuseExisting(options.out, options.overwrite === true);
+  await refuseExisting(options.out, options.overwrite === true, "decontaminate flags");
   const data = await loadDataset(options.in);
   const sidecar = await exportDecontaminated(data, options.eval, options.out, {
     ...(flags.embedder ? { embedder: flags.embedder } : {}),

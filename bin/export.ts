@@ -97,7 +97,7 @@ async function run(kind: string, flags: ExportFlags, io: Io): Promise<number> {
     throw new InputError("export flags", [
       { path: "--k", message: "expected the group size for export rl, such as --k 4" },
     ]);
-  await refuseExisting(options.out, options.overwrite === true);
+  await refuseExisting(options.out, options.overwrite === true, "export flags");
   const data = await loadDataset(options.in);
   const format = options.format;
   const sidecar: ExportSidecar =
@@ -122,12 +122,12 @@ async function run(kind: string, flags: ExportFlags, io: Io): Promise<number> {
   return EXIT.ok;
 }
 
-/** An existing output is replaced only when asked: an export is never written over unasked. */
-export async function refuseExisting(out: string, overwrite: boolean): Promise<void> {
+/** An existing output is replaced only when asked: an export, a pull or a cleaned file is never written over unasked. */
+export async function refuseExisting(out: string, overwrite: boolean, what: string): Promise<void> {
   if (overwrite) return;
   const found = await stat(out).catch(() => null);
   if (found?.isFile())
-    throw new InputError("export flags", [
+    throw new InputError(what, [
       {
         path: "--out",
         message: `${shownPath(out)} already exists: use --overwrite to replace it, or write to another file`,

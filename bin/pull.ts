@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { checkOutputPath, datasetPaths, shownPath } from "../env/index.ts";
 import { describeHubRepo, loadFromHub, passRateText } from "../exporters/index.ts";
 import { HUB_SPLITS, PullCommandOptionsSchema } from "../spec/index.ts";
+import { refuseExisting } from "./export.ts";
 import { EXIT, type Io } from "./io.ts";
 import { optionsFrom } from "./options.ts";
 
@@ -17,13 +18,19 @@ export function pullCommand(program: Command, io: Io, done: (code: number) => vo
     .option("--revision <rev>", "a commit id, branch or tag (default: main's newest commit)")
     .option("--hub-url <url>", "the Hub's address (a mirror)")
     .option("--out <file>", "write the rows and their sidecar here")
+    .option("--overwrite", "replace --out if it exists")
     .option("--json", "print the figures as JSON")
     .addHelpText(
       "after",
       "\nExample:\n  rehearse pull hf://datasets/acme/support-agent --split train --revision 3f2a9c1 --out train.jsonl\n",
     )
     .action(async (repo: string, flags: Record<string, unknown>) => {
-      const { split, out, ...load } = optionsFrom(PullCommandOptionsSchema, flags, "pull");
+      const { split, out, overwrite, ...load } = optionsFrom(
+        PullCommandOptionsSchema,
+        flags,
+        "pull",
+      );
+      if (out) await refuseExisting(out, overwrite === true, "pull flags");
       if (out)
         await checkOutputPath(out, {
           what: "pull flags",

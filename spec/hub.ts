@@ -106,4 +106,6 @@ export const PullCommandOptionsSchema = LoadOptionsSchema.omit({ token: true }).
   split: HubSplitSchema,
   /** Where to write the rows and their sidecar; without it the split is measured and printed only. */
   out: text("expected a file path").optional(),
+  /** Replace `out` if it exists (without it, an existing file is refused). */
+  overwrite: z.boolean().optional(),
 });

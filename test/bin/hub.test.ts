@@ -61,6 +61,14 @@ describe("rehearse push and pull", () => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(back).toEqual(original);
+    // A file already there is replaced only when asked.
+    const again = await rehearse("pull", repo, "--split", "train", "--out", out);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      /--out: .*pulled\.jsonl already exists: use --overwrite to replace it/,
+    );
+    const replaced = await rehearse("pull", repo, "--split", "train", "--out", out, "--overwrite");
+    expect(replaced.code).toBe(0);
 
     const json = await rehearse("pull", repo, "--split", "train", "--json");
     expect(JSON.parse(json.stdout)).toMatchObject({ split: "train", rows: 12, graded: 12 });
