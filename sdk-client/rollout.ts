@@ -150,21 +150,16 @@ function forApi(message: ChatMessage): Record<string, unknown> {
 /** The model's reply as an assistant message, checked by the contract. */
 function assistantOf(reply: Record<string, unknown>, model: string): AssistantMessage {
   const calls = Array.isArray(reply.tool_calls) ? reply.tool_calls : [];
+  // Taken as the model wrote it: a reply that is not an assistant message is refused, never mended.
   const parsed = AssistantMessageSchema.safeParse({
     role: "assistant",
-    content: typeof reply.content === "string" ? reply.content : null,
+    content: reply.content ?? null,
     ...(calls.length > 0
       ? {
           tool_calls: calls.map((call: { id?: string; function?: Record<string, unknown> }) => ({
             id: call.id,
             type: "function",
-            function: {
-              name: call.function?.name,
-              arguments:
-                typeof call.function?.arguments === "string"
-                  ? call.function.arguments
-                  : JSON.stringify(call.function?.arguments ?? {}),
-            },
+            function: { name: call.function?.name, arguments: call.function?.arguments },
           })),
         }
       : {}),

@@ -278,6 +278,50 @@ describe("EnvClient", () => {
 });
 
 describe("chatModel against a hostile model server", () => {
+  it("refuses a reply that is not an assistant message, naming the field, instead of mending it", async () => {
+    const replies: Record<string, unknown>[] = [
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "get_order" } }],
+      },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "c1",
+            type: "function",
+            function: { name: "get_order", arguments: { order_id: "W1" } },
+          },
+        ],
+      },
+      { role: "assistant", content: 42 },
+    ];
+    const odd = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify({ choices: [{ message: replies.shift() }] }));
+    });
+    await new Promise<void>((resolve) => odd.listen(0, "127.0.0.1", resolve));
+    const model = chatModel({
+      baseUrl: `http://127.0.0.1:${(odd.address() as { port: number }).port}`,
+      model: "m",
+    });
+    const turn = { conversation: [{ role: "user" as const, content: "hi" }], tools: [] };
+    try {
+      for (const field of [
+        "tool_calls.0.function.arguments",
+        "tool_calls.0.function.arguments",
+        "content",
+      ])
+        await expect(Promise.resolve(model(turn as never))).rejects.toThrow(
+          `m: the reply is not an assistant message: ${field}:`,
+        );
+    } finally {
+      await new Promise((resolve) => odd.close(resolve));
+    }
+  });
+
   it("refuses a reply over 64 MiB as it comes (a gzip bomb counts as inflated), and blanks its key out of an error", async () => {
     const bomb = gzipSync(Buffer.alloc(80 << 20));
     const hostile = createServer((request, response) => {
