@@ -128,7 +128,10 @@ export class ChatClient {
         );
       }
     });
-    return readReply(this.backend, response, (request.tools?.length ?? 0) > 0);
+    const reply = readReply(this.backend, response, (request.tools?.length ?? 0) > 0);
+    // A call that sets its own token limit (a decision model reads one token) is short on purpose.
+    if (request.max_tokens === undefined) refuseCutOff(this.backend, response);
+    return reply;
   }
 }
 
@@ -192,6 +195,20 @@ const AlternativeShape = z.object({ token: z.string(), logprob: z.number() });
  * and what the reply lacks. Log-probabilities are optional figures: a missing or null one drops
  * the turn's list (the run's warnings count such turns), never the turn.
  */
+/**
+ * A turn the server cut off at its token limit (`finish_reason: "length"`) is half a message: as
+ * data it would teach a model to stop mid-sentence, or run a call whose arguments were cut. It is
+ * the role's failure, recorded on the row, never kept as if whole.
+ */
+function refuseCutOff(backend: Backend, response: unknown): void {
+  const choice = (response as { choices: { finish_reason?: unknown }[] }).choices[0];
+  if (choice?.finish_reason === "length")
+    throw new BackendError(
+      backend.name,
+      "the reply was cut off at the token limit (finish_reason length): raise max_tokens, or shorten the conversation",
+    );
+}
+
 function readReply(backend: Backend, response: unknown, tools: boolean): ChatReply {
   if (typeof response === "string" || response === null || response === undefined)
     throw new BackendError(

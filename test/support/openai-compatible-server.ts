@@ -40,6 +40,8 @@ export function completion(options: {
   logprobs?: { token: string; logprob: number; top?: Record<string, number> }[];
   model?: string;
   completionTokens?: number;
+  /** The choice's finish_reason (default: tool_calls with calls, else stop). */
+  finishReason?: string;
 }): Scripted {
   const toolCalls = (options.toolCalls ?? []).map((c, n) => ({
     id: c.id ?? `call_${n + 1}`,
@@ -80,7 +82,7 @@ export function completion(options: {
                 refusal: null,
               }
             : null,
-          finish_reason: toolCalls.length > 0 ? "tool_calls" : "stop",
+          finish_reason: options.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
         },
       ],
       usage: {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { parseBackend } from "../../../env/backends/backend.ts";
+import { ChatClient } from "../../../env/backends/chat.ts";
 import { Episode } from "../../../env/episode.ts";
 import { assignRoles } from "../../../env/roles/assign.ts";
 import { ModelAgent } from "../../../env/roles/model-agent.ts";
@@ -116,6 +117,22 @@ describe("a model-backed agent", () => {
     );
     const unnamed = await agent.start(retail).respond([{ role: "user", content: "hi" }]);
     expect(unnamed.message.tool_calls?.map((c) => c.id)).toEqual(["call_0_t1", "call_1_t1"]);
+  });
+
+  it("refuses a turn the server cut off at its token limit, naming it; a call that sets its own limit may be cut", async () => {
+    server.script(
+      completion({ content: "I will refund your order and then", finishReason: "length" }),
+    );
+    const agent = new ModelAgent(parseBackend(fast(), "agent"));
+    await expect(agent.start(retail).respond([{ role: "user", content: "hi" }])).rejects.toThrow(
+      /the reply was cut off at the token limit \(finish_reason length\)/,
+    );
+    server.script(completion({ content: "yes", finishReason: "length" }));
+    const short = await new ChatClient(parseBackend(fast(), "judge"), "judge").complete({
+      messages: [{ role: "user", content: "pass?" }],
+      max_tokens: 1,
+    });
+    expect(short.content).toBe("yes");
   });
 
   it("records logprobs on every turn when asked", async () => {
