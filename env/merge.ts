@@ -1,4 +1,5 @@
 import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { DatasetMeta } from "../spec/index.ts";
 import { Agent } from "./agent.ts";
@@ -146,10 +147,19 @@ function* plannedIds(agent: Agent, options: DatasetMeta["options"]): Generator<s
     for (let rollout = 0; rollout < options.rollouts; rollout++) yield rowId(situation, rollout);
 }
 
-/** A shard file's sidecar, refused unless it is a finished shard. */
+/** A shard file's sidecar, refused unless it is a finished shard whose rows file is there. */
 async function readShard(path: string): Promise<ShardFile> {
-  const meta = await readMeta(datasetPaths(path).meta);
   const refuse = (message: string) => new InputError(what(path), [{ path: "", message }]);
+  const found = await stat(path).catch(() => null);
+  if (!found?.isFile()) {
+    const partial = await stat(datasetPaths(path).partial).catch(() => null);
+    if (partial?.isFile())
+      throw refuse(
+        `is an unfinished shard: only ${datasetPaths(path).partial} exists; finish it with --resume first`,
+      );
+    throw refuse(found ? "is not a file" : "does not exist");
+  }
+  const meta = await readMeta(datasetPaths(path).meta);
   if (!meta)
     throw refuse(
       `has no sidecar (${datasetPaths(path).meta}): the sidecar says which shard a file holds`,

@@ -86,6 +86,19 @@ describe("sharded runs and merge", () => {
     ).rejects.toThrow(/shard\.count/);
   });
 
+  it("refuses a shard that is missing, a folder, or only a partial file, naming it", async () => {
+    const out = join(dir, "named.jsonl");
+    await expect(mergeShards([join(dir, "nowhere.jsonl")], { out })).rejects.toThrow(
+      /merge: .*nowhere\.jsonl is invalid .*\n.*does not exist/,
+    );
+    await expect(mergeShards([dir], { out })).rejects.toThrow(/is not a file/);
+    const cut = join(dir, "cut-off.jsonl");
+    await writeFile(`${cut}.partial`, "");
+    await expect(mergeShards([cut], { out })).rejects.toThrow(
+      /is an unfinished shard: only .*cut-off\.jsonl\.partial exists; finish it with --resume first/,
+    );
+  });
+
   it("refuses a file that is no shard, or an unfinished shard", async () => {
     await expect(
       mergeShards([join(dir, "one.jsonl")], { out: join(dir, "whole.jsonl") }),
