@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdir, open, readFile, rm, stat, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -5,14 +6,21 @@ import { InputError } from "./util/errors.ts";
 
 /** How often a run touches its lock, so that runs on other machines can tell it is alive. */
 const TOUCH_MS = 5_000;
-/** A lock from another machine untouched this long was left by a run that is gone. */
+/** A lock untouched this long was left by a run that is gone (machines' clocks are taken to agree within it). */
 const STALE_MS = 30_000;
+/** How long a run that took over a stale lock waits before checking the lock is still its own. */
+const SETTLE_MS = 100;
+
+/** The tokens of the locks this process holds or is taking: a lock naming this process is alive only with one of these. */
+const heldHere = new Set<string>();
 
 /** Who holds a lock, as its file says. */
 interface Holder {
   pid: number;
   host: string;
   started: string;
+  /** Tells this taking of the lock from any other, by the same process too. */
+  token: string;
 }
 
 /**
@@ -24,10 +32,12 @@ interface Holder {
 export class OutputLock {
   readonly path: string;
   readonly #touch: NodeJS.Timeout;
+  readonly #token: string;
 
-  private constructor(path: string, touch: NodeJS.Timeout) {
+  private constructor(path: string, touch: NodeJS.Timeout, token: string) {
     this.path = path;
     this.#touch = touch;
+    this.#token = token;
   }
 
   /**
@@ -35,23 +45,46 @@ export class OutputLock {
    * holds it; a failure of the file system is thrown as it came.
    */
   static async take(path: string, out: string): Promise<OutputLock> {
-    const mine: Holder = { pid: process.pid, host: hostname(), started: new Date().toISOString() };
+    const mine: Holder = {
+      pid: process.pid,
+      host: hostname(),
+      started: new Date().toISOString(),
+      token: randomUUID(),
+    };
     await mkdir(dirname(path), { recursive: true });
-    for (;;) {
+    heldHere.add(mine.token);
+    try {
+      return await OutputLock.#take(path, out, mine);
+    } catch (error) {
+      heldHere.delete(mine.token);
+      throw error;
+    }
+  }
+
+  static async #take(path: string, out: string, mine: Holder): Promise<OutputLock> {
+    for (let tookOver = false; ; ) {
       try {
         const file = await open(path, "wx");
         await file.writeFile(`${JSON.stringify(mine)}\n`);
         await file.close();
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      const held = await holderOf(path);
+      if (held?.holder.token === mine.token) {
+        // Two runs that both found a lock stale may each have removed it and made their own: the
+        // one whose lock is there once both have settled holds it, and the other sees it alive.
+        if (tookOver) {
+          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+          if ((await holderOf(path))?.holder.token !== mine.token) continue;
+        }
         const touch = setInterval(() => {
           const now = new Date();
           utimes(path, now, now).catch(() => {});
         }, TOUCH_MS);
         touch.unref();
-        return new OutputLock(path, touch);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        return new OutputLock(path, touch, mine.token);
       }
-      const held = await holderOf(path);
       if (held?.alive)
         throw new InputError("output", [
           {
@@ -61,13 +94,16 @@ export class OutputLock {
         ]);
       // Left by a run that is gone: taken over (another run taking it first is refused above next time round).
       await rm(path, { force: true });
+      tookOver = true;
     }
   }
 
-  /** Lets the lock go. */
+  /** Lets the lock go, removing the file only while it is still this run's. */
   async release(): Promise<void> {
     clearInterval(this.#touch);
-    await rm(this.path, { force: true });
+    heldHere.delete(this.#token);
+    if ((await holderOf(this.path))?.holder.token === this.#token)
+      await rm(this.path, { force: true });
   }
 }
 
@@ -85,11 +121,15 @@ async function holderOf(path: string): Promise<{ holder: Holder; alive: boolean 
       () => Number.POSITIVE_INFINITY,
     );
     return age < TOUCH_MS
-      ? { holder: { pid: 0, host: "unknown", started: "just now" }, alive: true }
+      ? { holder: { pid: 0, host: "unknown", started: "just now", token: "" }, alive: true }
       : null;
   }
-  if (holder.host === hostname()) return { holder, alive: processAlive(holder.pid) };
-  return { holder, alive: Date.now() - touched < STALE_MS };
+  const fresh = Date.now() - touched < STALE_MS;
+  if (holder.host !== hostname()) return { holder, alive: fresh };
+  // This process's own pid: alive only while it holds the lock (a restarted container has the
+  // pid of the run before it). Another pid of this machine: while it runs and touches the lock.
+  if (holder.pid === process.pid) return { holder, alive: heldHere.has(holder.token) };
+  return { holder, alive: fresh && processAlive(holder.pid) };
 }
 
 function processAlive(pid: number): boolean {

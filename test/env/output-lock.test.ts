@@ -1,7 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { simulate } from "../../index.ts";
 
@@ -71,4 +72,37 @@ describe("one run at a time on an output", () => {
     await utimes(lock, longAgo, longAgo);
     expect((await simulate(RETAIL, { rows: 4, out: elsewhere })).size).toBe(4);
   });
+
+  it("takes over a lock naming this very process that it does not hold (a restarted container reuses its pid)", async () => {
+    const restarted = join(dir, "restarted.jsonl");
+    await writeFile(
+      `${restarted}.lock`,
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        started: "before the restart",
+        token: "t",
+      }),
+    );
+    expect((await simulate(RETAIL, { rows: 4, out: restarted })).size).toBe(4);
+  });
+
+  it("gives a stale lock to one run when several take it over at once", async () => {
+    const lock = join(dir, "contended.jsonl.lock");
+    await writeFile(
+      lock,
+      JSON.stringify({ pid: 1, host: "gone-machine", started: "earlier", token: "t" }),
+    );
+    const longAgo = new Date(Date.now() - 60_000);
+    await utimes(lock, longAgo, longAgo);
+    const taker = new URL("../support/take-lock.ts", import.meta.url).pathname;
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        promisify(execFile)(process.execPath, ["--import", "tsx", taker, lock]).then(
+          (r) => r.stdout,
+        ),
+      ),
+    );
+    expect(outcomes.filter((outcome) => outcome === "held")).toHaveLength(1);
+  }, 30_000);
 });
