@@ -188,18 +188,24 @@ export class EnvClient implements EpisodeDriver {
     for (let attempt = 0; ; attempt++) {
       try {
         const socket = await this.#dial();
-        if (this.#closed) {
+        try {
+          if (this.#closed) throw new Error("the client was closed");
+          if (this.#sessionId) await this.#resume(socket, this.#sessionId);
+          // No session yet (the first reset was cut off): what went out on the lost socket goes again.
+          else
+            for (const pending of this.#pending.values())
+              if (pending.sentOn !== null) this.#send(pending, socket);
+          // Closed while the session was being resumed: the new socket goes too.
+          if (this.#closed) throw new Error("the client was closed");
+        } catch (error) {
           socket.terminate();
-          throw new Error("the client was closed");
+          throw error;
         }
-        if (this.#sessionId) await this.#resume(socket, this.#sessionId);
-        // No session yet (the first reset was cut off): what went out on the lost socket goes again.
-        else
-          for (const pending of this.#pending.values())
-            if (pending.sentOn !== null) this.#send(pending, socket);
         this.#socket = socket;
         return socket;
       } catch (error) {
+        // Closed while dialling: no other dial follows.
+        if (this.#closed) throw new Error("the client was closed");
         if (this.#final || attempt >= this.#options.reconnect || !(error instanceof Dropped))
           throw error instanceof Dropped ? new Error(error.message) : error;
         await new Promise((resolve) => setTimeout(resolve, delay));

@@ -1,4 +1,5 @@
 import { createServer } from "node:http";
+import { createServer as createTcpServer, type Socket } from "node:net";
 import { gzipSync } from "node:zlib";
 import { Packr } from "msgpackr";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,13 +59,14 @@ const observation = (id: unknown, text: string) =>
 /** A WebSocket server written in a test, answering each connection as `serve` says. */
 async function scriptedServer(
   serve: (socket: WebSocket, connection: number) => void,
-): Promise<{ url: string; close(): void }> {
+): Promise<{ url: string; open(): number; close(): void }> {
   const wss = new WebSocketServer({ port: 0, host: "127.0.0.1" });
   await new Promise((resolve) => wss.once("listening", resolve));
   let connections = 0;
   wss.on("connection", (socket) => serve(socket, ++connections));
   return {
     url: `ws://127.0.0.1:${(wss.address() as { port: number }).port}/ws`,
+    open: () => [...wss.clients].filter((socket) => socket.readyState === 1).length,
     close: () => {
       for (const socket of wss.clients) socket.terminate();
       wss.close();
@@ -212,6 +214,51 @@ describe("EnvClient", () => {
       stuck.close();
     }
   }, 10_000);
+
+  it("dials no more once closed, whether it was dialling or resuming", async () => {
+    // A server that takes TCP connections and never answers the upgrade.
+    const dials: Socket[] = [];
+    const mute = createTcpServer((socket) => dials.push(socket));
+    await new Promise<void>((resolve) => mute.listen(0, "127.0.0.1", resolve));
+    const port = (mute.address() as { port: number }).port;
+    try {
+      const client = new EnvClient(`ws://127.0.0.1:${port}/ws`, {
+        connectTimeoutMs: 200,
+        reconnectDelayMs: 10,
+      });
+      const reset = client.reset().catch((error: Error) => error.message);
+      while (dials.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await client.close();
+      expect(await reset).toMatch(/closed/);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(dials).toHaveLength(1);
+    } finally {
+      for (const socket of dials) socket.destroy();
+      await new Promise((resolve) => mute.close(resolve));
+    }
+    // A server whose second connection never answers the resume.
+    const resuming = await scriptedServer((socket, connection) =>
+      socket.on("message", (data) => {
+        const message = JSON.parse(String(data));
+        if (connection === 1 && message.type === "reset") {
+          socket.send(observation(message.id, "opening"));
+          setTimeout(() => socket.terminate(), 20);
+        }
+      }),
+    );
+    try {
+      const client = new EnvClient(resuming.url, { reconnectDelayMs: 10, timeoutMs: 5_000 });
+      await client.reset();
+      const step = client.step(say("hello")).catch((error: Error) => error.message);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await client.close();
+      expect(await step).toMatch(/closed/);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(resuming.open()).toBe(0);
+    } finally {
+      resuming.close();
+    }
+  });
 
   it("refuses MessagePack with msgpackr's shared references from a server", async () => {
     let shared: unknown = 1;
