@@ -40,6 +40,14 @@ export function releaseReading(socket: ReadableSocket, reason: Hold): void {
   if (socket.readyState === 1) socket.resume();
 }
 
+/** Lets go of every reason `socket` was held for, so that a closing socket reads its client's close. */
+export function releaseAll(socket: ReadableSocket): void {
+  const reasons = holds.get(socket);
+  if (!reasons || reasons.size === 0) return;
+  reasons.clear();
+  if (socket.readyState <= 2) socket.resume();
+}
+
 /** Whether `socket` is held for `reason`. */
 export function isHeld(socket: ReadableSocket, reason: Hold): boolean {
   return holds.get(socket)?.has(reason) ?? false;

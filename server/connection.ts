@@ -7,7 +7,7 @@ import type {
   WireError,
   WireErrorCode,
 } from "../spec/index.ts";
-import { backlogLimit, pauseIfBacklogged } from "./backpressure.ts";
+import { backlogLimit, pauseIfBacklogged, releaseAll } from "./backpressure.ts";
 import type { Metrics } from "./metrics.ts";
 import type { Flushable, Outbox } from "./outbox.ts";
 import { decodeFrame, type Encoding, encodeReply, wireError } from "./protocol.ts";
@@ -96,6 +96,8 @@ export class Connection implements Flushable {
   close(code: number, reason: string): void {
     this.#closing = true;
     this.flush();
+    // A socket not being read would not read its client's answer to the close either.
+    releaseAll(this.#socket);
     if (this.#socket.readyState <= 1) this.#socket.close(code, closeReason(reason));
   }
 

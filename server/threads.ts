@@ -6,6 +6,7 @@ import {
   holdReading,
   isHeld,
   pauseIfBacklogged,
+  releaseAll,
   releaseReading,
 } from "./backpressure.ts";
 import { MAX_PENDING } from "./connection.ts";
@@ -348,6 +349,7 @@ export class EngineThreads {
           this.backlogPauses++;
       } else if (item[0] === "close") {
         const [code, reason] = item[2] as readonly [number, string];
+        releaseAll(relayed.socket);
         relayed.socket.close(code, reason);
       } else relayed.socket.terminate();
     } catch {

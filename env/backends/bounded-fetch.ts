@@ -23,7 +23,9 @@ export function boundedFetch(
     headers.delete("content-encoding");
     headers.delete("content-length");
     holdRetryAfter(headers, timeoutMs);
-    return new Response(response.status === 204 || response.status === 304 ? null : body, {
+    // These statuses take no body (the Response constructor refuses one).
+    const bodiless = [101, 204, 205, 304].includes(response.status);
+    return new Response(bodiless ? null : body, {
       status: response.status,
       statusText: response.statusText,
       headers,
