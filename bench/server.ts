@@ -145,7 +145,6 @@ class InProcessSocket extends EventEmitter {
   readyState = 1;
   /** Replies are taken at once: nothing waits to go out. */
   readonly bufferedAmount = 0;
-  readonly isPaused = false;
   #turn = 0;
   readonly #deadline: number;
   readonly #answered: () => void;

@@ -12,10 +12,7 @@ export function backlogLimit(maxFrameBytes: number): number {
 }
 
 /** What the server needs of a socket to stop and start reading it (a ws WebSocket, or a stand-in). */
-export type ReadableSocket = Pick<
-  WebSocket,
-  "bufferedAmount" | "isPaused" | "pause" | "resume" | "readyState"
->;
+export type ReadableSocket = Pick<WebSocket, "bufferedAmount" | "pause" | "resume" | "readyState">;
 
 /** Why a socket is not being read: its client's replies pile up, or its engine thread is behind. */
 type Hold = "backlog" | "relay";

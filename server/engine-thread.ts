@@ -54,7 +54,6 @@ class RelayedSocket extends EventEmitter {
   readyState = 1;
   /** Nothing waits here: the main thread, which holds the real socket, watches its backlog. */
   readonly bufferedAmount = 0;
-  readonly isPaused = false;
   constructor(readonly id: number) {
     super();
   }

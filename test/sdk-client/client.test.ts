@@ -14,6 +14,7 @@ import {
   rollout,
 } from "../../sdk-client/index.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
+import { NO_SESSION_STATE } from "../../server/session.ts";
 import { CuttableProxy } from "../server/harness.ts";
 import {
   apiError,
@@ -270,16 +271,7 @@ describe("EnvClient", () => {
           sharing.pack({
             type: "state",
             id: JSON.parse(String(data)).id,
-            data: {
-              episode_id: null,
-              step_count: 0,
-              session_id: null,
-              task_id: null,
-              seed: null,
-              done: false,
-              truncated: false,
-              extra: shared,
-            },
+            data: { ...NO_SESSION_STATE, extra: shared },
           }),
         ),
       ),

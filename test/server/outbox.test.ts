@@ -12,7 +12,6 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 class FakeSocket extends EventEmitter {
   readyState = 1;
   readonly bufferedAmount = 0;
-  readonly isPaused = false;
   sent: string[] = [];
   terminated = false;
   constructor(readonly broken = false) {
