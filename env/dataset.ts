@@ -151,8 +151,11 @@ export class Dataset {
   async save(path = this.path): Promise<Dataset> {
     if (!path) throw new Error("Dataset.save: expected a path for a dataset that lives in memory");
     const rows = await this.rows();
-    await writeDataset(path, rows, this.meta);
-    return new Dataset({ rows, path, meta: this.meta });
+    // The sidecar counts the rows written: rows taken out or added in memory since the run are
+    // not a cut file the next read should refuse.
+    const meta = this.meta ? { ...this.meta, rows: rows.length } : null;
+    await writeDataset(path, rows, meta);
+    return new Dataset({ rows, path, meta });
   }
 
   /** Number of rows (from the sidecar when on disk). */

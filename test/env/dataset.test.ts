@@ -51,4 +51,18 @@ describe("a dataset read back", () => {
     expect((await first.next()).done).toBe(false);
     await first.return(undefined);
   });
+
+  it("reads back a copy saved after rows were taken out in memory, its sidecar counting what was written", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "rehearse-saved-"));
+    const out = join(folder, "data.jsonl");
+    await simulate(referenceSpec, { rows: 12, out });
+    const data = await loadDataset(out);
+    const rows = await data.rows();
+    rows.splice(0, 5);
+    const saved = await data.save(join(folder, "kept.jsonl"));
+    expect(saved.meta?.rows).toBe(7);
+    const reread = await loadDataset(join(folder, "kept.jsonl"));
+    expect(reread.size).toBe(7);
+    expect((await reread.rows()).map((row) => row.id)).toEqual(rows.map((row) => row.id));
+  });
 });
