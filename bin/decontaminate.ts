@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import { loadDataset, shownPath } from "../env/index.ts";
+import { datasetPaths, loadDataset, shownPath } from "../env/index.ts";
 import { exportDecontaminated, sidecarPath } from "../exporters/index.ts";
 import { type BackendSpec, DecontaminateCommandOptionsSchema } from "../spec/index.ts";
-import { refuseExisting } from "./export.ts";
 import { EXIT, type Io } from "./io.ts";
 import { backend, optionsFrom } from "./options.ts";
+import { checkOutFlag } from "./out-flag.ts";
 
 /** The flags as commander parsed them: the plain options unchecked, the embedder, the output switch. */
 interface DecontaminateFlags extends Record<string, unknown> {
@@ -41,7 +41,12 @@ export function decontaminateCommand(program: Command, io: Io, done: (code: numb
 
 async function run(flags: DecontaminateFlags, io: Io): Promise<number> {
   const options = optionsFrom(DecontaminateCommandOptionsSchema, flags, "decontaminate");
-  await refuseExisting(options.out, options.overwrite === true, "decontaminate flags");
+  await checkOutFlag(options.out, {
+    what: "decontaminate flags",
+    overwrite: options.overwrite === true,
+    reads: [options.in, datasetPaths(options.in).meta, options.eval],
+    writes: [options.out, sidecarPath(options.out)],
+  });
   const data = await loadDataset(options.in);
   const sidecar = await exportDecontaminated(data, options.eval, options.out, {
     ...(flags.embedder ? { embedder: flags.embedder } : {}),

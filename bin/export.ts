@@ -1,11 +1,11 @@
-import { stat } from "node:fs/promises";
 import type { Command } from "commander";
-import { InputError, loadDataset, shownPath } from "../env/index.ts";
+import { datasetPaths, InputError, loadDataset, shownPath } from "../env/index.ts";
 import { exportDataset, exportPreference, exportSft, sidecarPath } from "../exporters/index.ts";
 import { ExportCommandOptionsSchema, type ExportSidecar } from "../spec/index.ts";
 import { exportEnvCommand } from "./export-env.ts";
 import { EXIT, type Io } from "./io.ts";
 import { number, optionsFrom } from "./options.ts";
+import { checkOutFlag } from "./out-flag.ts";
 
 /** The exports `rehearse export` writes. */
 const KINDS = ["sft", "preference", "rl", "env"] as const;
@@ -97,7 +97,12 @@ async function run(kind: string, flags: ExportFlags, io: Io): Promise<number> {
     throw new InputError("export flags", [
       { path: "--k", message: "expected the group size for export rl, such as --k 4" },
     ]);
-  await refuseExisting(options.out, options.overwrite === true, "export flags");
+  await checkOutFlag(options.out, {
+    what: "export flags",
+    overwrite: options.overwrite === true,
+    reads: [options.in, datasetPaths(options.in).meta],
+    writes: [options.out, sidecarPath(options.out)],
+  });
   const data = await loadDataset(options.in);
   const format = options.format;
   const sidecar: ExportSidecar =
@@ -120,19 +125,6 @@ async function run(kind: string, flags: ExportFlags, io: Io): Promise<number> {
       : summary(options.out, sidecar),
   );
   return EXIT.ok;
-}
-
-/** An existing output is replaced only when asked: an export, a pull or a cleaned file is never written over unasked. */
-export async function refuseExisting(out: string, overwrite: boolean, what: string): Promise<void> {
-  if (overwrite) return;
-  const found = await stat(out).catch(() => null);
-  if (found?.isFile())
-    throw new InputError(what, [
-      {
-        path: "--out",
-        message: `${shownPath(out)} already exists: use --overwrite to replace it, or write to another file`,
-      },
-    ]);
 }
 
 /** The sidecar as written, without the in-memory results some exports return beside it. */

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import { checkOutputPath, datasetPaths, shownPath } from "../env/index.ts";
+import { datasetPaths, shownPath } from "../env/index.ts";
 import { describeHubRepo, loadFromHub, passRateText } from "../exporters/index.ts";
 import { HUB_SPLITS, PullCommandOptionsSchema } from "../spec/index.ts";
-import { refuseExisting } from "./export.ts";
 import { EXIT, type Io } from "./io.ts";
 import { optionsFrom } from "./options.ts";
+import { checkOutFlag } from "./out-flag.ts";
 
 /** `rehearse pull`: one push of a split, measured before training, and written out when asked. */
 export function pullCommand(program: Command, io: Io, done: (code: number) => void): void {
@@ -30,13 +30,12 @@ export function pullCommand(program: Command, io: Io, done: (code: number) => vo
         flags,
         "pull",
       );
-      if (out) await refuseExisting(out, overwrite === true, "pull flags");
       if (out)
-        await checkOutputPath(out, {
+        await checkOutFlag(out, {
           what: "pull flags",
-          field: "--out",
-          writes: [out, datasetPaths(out).meta],
+          overwrite: overwrite === true,
           reads: [],
+          writes: [out, datasetPaths(out).meta],
         });
       const { revision } = await describeHubRepo(repo, load);
       const data = await loadFromHub(repo, split, { ...load, revision });

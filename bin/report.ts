@@ -1,7 +1,8 @@
 import type { Command } from "commander";
-import { loadDataset, shownPath } from "../env/index.ts";
+import { datasetPaths, loadDataset, shownPath } from "../env/index.ts";
 import { writeReport } from "../exporters/index.ts";
 import { EXIT, type Io } from "./io.ts";
+import { checkOutFlag } from "./out-flag.ts";
 
 /** The flags of `rehearse report`. */
 interface ReportFlags {
@@ -21,6 +22,12 @@ export function reportCommand(program: Command, io: Io, done: (code: number) => 
     .option("--json", "print what was written as JSON")
     .addHelpText("after", "\nExample:\n  rehearse report data.jsonl --out report.html\n")
     .action(async (source: string, flags: ReportFlags) => {
+      // A report is made anew each time: an existing page is replaced.
+      await checkOutFlag(flags.out, {
+        what: "report flags",
+        overwrite: true,
+        reads: [source, datasetPaths(source).meta],
+      });
       const written = await writeReport(await loadDataset(source), flags.out);
       const pairs = written.pairs
         ? `${written.pairs.touched} of ${written.pairs.planned} planned pairs touched`

@@ -140,6 +140,9 @@ describe("rehearse export sft|preference|rl", () => {
     );
     const onInput = await rehearse("export", "sft", "--in", data, "--out", data, "--overwrite");
     expect(onInput.code).toBe(2);
-    expect(onInput.stderr).toMatch(/is read by this command/);
+    expect(onInput.stderr).toMatch(/✖ --out: .* is read by this command/);
+    // Without --overwrite too, the input is named as such, not as a file that already exists.
+    const onInputUnasked = await rehearse("export", "sft", "--in", data, "--out", data);
+    expect(onInputUnasked.stderr).toMatch(/✖ --out: .* is read by this command/);
   });
 });

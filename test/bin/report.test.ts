@@ -66,7 +66,9 @@ describe("rehearse report", () => {
     expect(noOut.stderr).toMatch(/--out <file>/);
     const over = await rehearse("report", data, "--out", data);
     expect(over.code).toBe(2);
-    expect(over.stderr).toMatch(/out: .*data\.jsonl is read by this command/);
+    // The flag as typed, not the library's option name.
+    expect(over.stderr).toMatch(/✖ --out: .*data\.jsonl is read by this command/);
+    expect(await readFile(data, "utf8")).toContain('"id":"row_');
     const missing = await rehearse("report", join(dir, "none.jsonl"), "--out", join(dir, "y.html"));
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(
