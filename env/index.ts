@@ -59,7 +59,7 @@ export { audit, type GradeOptions, type Grader, gradeRows } from "./grade/grade.
 export { graderFrom } from "./grade/grader-module.ts";
 export { DEFAULT_RUBRIC, JUDGE_VERSION, judgeIdentity } from "./grade/identity.ts";
 export { llmGrade, pairwiseJudge, rubricJudge } from "./grade/judges.ts";
-export { gradeReport, passHatK } from "./grade/report.ts";
+export { type GradedRow, gradeReport, passHatK } from "./grade/report.ts";
 export { simulatorChecks } from "./grade/simulator.ts";
 export { checkDatasetOutput, type DatasetOutputCheck, datasetPaths } from "./jsonl.ts";
 export { type MergeOptions, mergeShards } from "./merge.ts";

@@ -42,7 +42,13 @@ export {
   type PreferencePair,
   type PreferencePairs,
 } from "./preference.ts";
-export { renderReport, type WrittenReport, writeReport } from "./report/index.ts";
+export {
+  type ReportOptions,
+  renderReport,
+  type WrittenReport,
+  writeReport,
+} from "./report/index.ts";
+export { conversationsOf, LISTED_BY_DEFAULT } from "./report/listing.ts";
 export {
   exportDataset,
   RL_COLUMNS,

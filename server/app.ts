@@ -4,6 +4,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { WebSocket } from "ws";
 import { z } from "zod";
 import { InputError, issuesOf, messageOf } from "../env/index.ts";
+import { conversationsOf } from "../exporters/index.ts";
 import pkg from "../package.json" with { type: "json" };
 import {
   FreezeRequestSchema,
@@ -21,8 +22,8 @@ export interface AppContext {
   agent: { name: string; system_prompt: string };
   metricsText(): Promise<string>;
   freeze(request: z.infer<typeof FreezeRequestSchema>): Promise<FreezeResult>;
-  /** The report page of the finished episodes held for the next freeze, for `GET /report`. */
-  report(): Promise<string>;
+  /** The report page of the finished episodes held for the next freeze, for `GET /report` (`?conversations=N|all` lists more or fewer). */
+  report(conversations?: number): Promise<string>;
   /** Takes a WebSocket once its upgrade is accepted. */
   accept(socket: WebSocket): void;
   /** Why the server cannot serve episodes (every engine thread stopped), or null when it can. */
@@ -73,8 +74,17 @@ export function createApp(context: AppContext): Hono {
     c.text(await context.metricsText(), 200, { "content-type": "text/plain; version=0.0.4" }),
   );
   app.get("/report", async (c) => {
+    const asked = c.req.query("conversations");
+    const conversations = asked === undefined ? undefined : conversationsOf(asked);
+    if (conversations === null)
+      return c.json(
+        {
+          error: `conversations: expected a whole number of conversations to list, or all, not ${JSON.stringify(asked)}`,
+        },
+        400,
+      );
     try {
-      return c.html(await context.report());
+      return c.html(await context.report(conversations));
     } catch (error) {
       return c.json({ error: messageOf(error) }, 500);
     }

@@ -197,7 +197,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     });
   };
 
-  let shownReport: { version: number; page: Promise<string> } | null = null;
+  let shownReport: { version: number; conversations?: number; page: Promise<string> } | null = null;
   const freezeSetting = {
     agent,
     plan,
@@ -209,13 +209,17 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     metricsText,
     freeze: (request) =>
       freeze(finished, request, { folder: o.freezeDir ?? process.cwd(), ...freezeSetting }),
-    report: () => {
+    report: (conversations) => {
       // The page is worked out again only once the held episodes change: reading and grading
       // 10,000 of them takes the main thread seconds, which every socket would wait out.
-      if (shownReport?.version !== finished.version)
+      if (shownReport?.version !== finished.version || shownReport.conversations !== conversations)
         shownReport = {
           version: finished.version,
-          page: renderReport(heldDataset(finished, freezeSetting), "episodes held for freeze"),
+          ...(conversations === undefined ? {} : { conversations }),
+          page: renderReport(heldDataset(finished, freezeSetting), {
+            title: "episodes held for freeze",
+            ...(conversations === undefined ? {} : { conversations }),
+          }),
         };
       return shownReport.page;
     },

@@ -57,7 +57,7 @@ const passes = (reward: number, threshold: number) => reward >= threshold;
  * labels. A bare `gold_reward` with no provenance is counted as unmeasured, never as agreement.
  */
 export function judgeAgreement(
-  rows: readonly Row[],
+  rows: readonly Pick<Row, "reward" | "labels" | "gold_reward">[],
   options: { gold?: Label["kind"]; passThreshold?: number } = {},
 ): Agreement {
   const gold = options.gold ?? "human";
@@ -111,7 +111,7 @@ function cohensKappa(
  * not stamped with one judge's figures: the stamp says which judges they mix.
  */
 export function calibrationStamp(
-  rows: readonly Row[],
+  rows: readonly Pick<Row, "reward" | "labels" | "gold_reward" | "judge_meta">[],
   agreement: Agreement = judgeAgreement(rows),
 ): Calibration {
   const judges = new Map<string, number>();

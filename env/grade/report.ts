@@ -2,6 +2,22 @@ import type { GradeReport, Row } from "../../spec/index.ts";
 import { calibrationStamp, judgeAgreement, PASS_THRESHOLD } from "./agreement.ts";
 import { judgeIdentity } from "./identity.ts";
 
+/** What the grade report reads of a row: its grade, labels and checks, not its conversation. */
+export type GradedRow = Pick<
+  Row,
+  | "id"
+  | "task_id"
+  | "reward"
+  | "reason"
+  | "failure_class"
+  | "grade_error"
+  | "judge_meta"
+  | "labels"
+  | "gold_reward"
+  | "conduct"
+  | "sim_faults"
+>;
+
 /** C(n, k), exactly for the small counts pass^k needs. */
 function choose(n: number, k: number): number {
   if (k < 0 || k > n) return 0;
@@ -17,7 +33,7 @@ function choose(n: number, k: number): number {
  * fault, a row left ungraded), the ks are not over the same situations.
  */
 export function passHatK(
-  rows: readonly Row[],
+  rows: readonly GradedRow[],
   threshold = PASS_THRESHOLD,
 ): { pass: Record<string, number>; situations: Record<string, number> } {
   const tasks = new Map<string, { n: number; c: number }>();
@@ -46,7 +62,7 @@ export function passHatK(
  * the agent's figures (pass rate, pass^k, failure classes, conduct).
  */
 export function gradeReport(
-  rows: readonly Row[],
+  rows: readonly GradedRow[],
   options: { passThreshold?: number; warnings?: string[] } = {},
 ): GradeReport {
   const threshold = options.passThreshold ?? PASS_THRESHOLD;
@@ -106,7 +122,7 @@ export function gradeReport(
 }
 
 /** One warning per judge (name and version) whose rows were graded under more than one rubric. */
-function rubricWarnings(rows: readonly Row[]): string[] {
+function rubricWarnings(rows: readonly GradedRow[]): string[] {
   const hashes = new Map<string, Set<string>>();
   for (const { judge_meta: meta } of rows) {
     if (!meta) continue;

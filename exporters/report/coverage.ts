@@ -29,7 +29,10 @@ export interface PairHeatmap {
  * Planned against touched, per pair of axes: the planned value pairs are those the engine's pair
  * counter targets (every pair minus forbidden and unreachable ones), touched those the rows hold.
  */
-export function pairHeatmap(agent: Agent, rows: readonly Row[]): PairHeatmap {
+export function pairHeatmap(
+  agent: Agent,
+  rows: readonly { situation: Pick<Row["situation"], "axes"> }[],
+): PairHeatmap {
   const { space, reach } = new PairwiseCounter(agent);
   const valueIndex = AXIS_NAMES.map(
     (axis) => new Map(agent.axes[axis].map((value, n) => [value.name, n])),

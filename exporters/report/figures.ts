@@ -1,11 +1,32 @@
-import { type Agent, PASS_THRESHOLD } from "../../env/index.ts";
+import { type Agent, type GradedRow, PASS_THRESHOLD } from "../../env/index.ts";
 import { AXIS_NAMES, type AxisName, type Row } from "../../spec/index.ts";
 
 /** Where a row stands: passed or failed its grade, not graded, or left out for the simulated person's fault. */
 export type RowStatus = "pass" | "fail" | "ungraded" | "sim_fault";
 
+/** What the report's figures read of a row: its grade and checks, and where it stands on the grid. */
+export type RowFacts = GradedRow & { situation: { axes: Row["situation"]["axes"] } };
+
+/** A row without its conversation: the figures of a large dataset are counted from these alone. */
+export function factsOf(row: Row): RowFacts {
+  return {
+    id: row.id,
+    task_id: row.task_id,
+    reward: row.reward,
+    reason: row.reason,
+    failure_class: row.failure_class,
+    grade_error: row.grade_error,
+    judge_meta: row.judge_meta,
+    labels: row.labels,
+    gold_reward: row.gold_reward,
+    conduct: row.conduct,
+    sim_faults: row.sim_faults,
+    situation: { axes: row.situation.axes },
+  };
+}
+
 /** A row's status, as the grade report counts it (simulator faults first, then the pass threshold). */
-export function statusOf(row: Row): RowStatus {
+export function statusOf(row: Pick<Row, "sim_faults" | "reward">): RowStatus {
   if (row.sim_faults.length > 0) return "sim_fault";
   if (row.reward === undefined) return "ungraded";
   return row.reward >= PASS_THRESHOLD ? "pass" : "fail";
@@ -26,7 +47,7 @@ export interface ValuePassRate {
  */
 export function passByAxisValue(
   agent: Agent | null,
-  rows: readonly Row[],
+  rows: readonly RowFacts[],
 ): Record<AxisName, ValuePassRate[]> {
   const out = {} as Record<AxisName, ValuePassRate[]>;
   for (const axis of AXIS_NAMES) {

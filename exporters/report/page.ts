@@ -2,8 +2,9 @@ import type { Degraded, GradeReport, Quality } from "../../spec/index.ts";
 import { AXIS_NAMES } from "../../spec/index.ts";
 import { CLIENT_SCRIPT } from "./client.ts";
 import type { PairHeatmap } from "./coverage.ts";
-import type { ListedRow, ValuePassRate } from "./figures.ts";
+import type { ValuePassRate } from "./figures.ts";
 import { escapeHtml, percent, scriptJson } from "./html.ts";
+import type { Listing } from "./listing.ts";
 import {
   alertsSection,
   conversationsSection,
@@ -22,7 +23,8 @@ export interface ReportModel {
   quality: Quality | null;
   degraded: Degraded;
   warnings: string[];
-  rows: ListedRow[];
+  /** The conversations the page lists, of every row counted. */
+  listing: Listing;
 }
 
 const STYLE = `
@@ -50,7 +52,7 @@ export function renderPage(model: ReportModel, chartLibrary: string): string {
     AXIS_NAMES.map((axis) => [axis, (model.passByValue[axis] ?? []).map((v) => v.value)]),
   );
   const data = {
-    rows: model.rows,
+    rows: model.listing.rows,
     passByValue: model.passByValue,
     failureClasses: model.grade.failure_classes,
   };
@@ -59,13 +61,13 @@ export function renderPage(model: ReportModel, chartLibrary: string): string {
 <title>rehearse report: ${escapeHtml(model.title)}</title><style>${STYLE}</style></head>
 <body>
 <h1>rehearse report</h1>
-<p id="summary">${escapeHtml(model.title)}: ${model.rows.length} conversations, pass rate ${percent(model.grade.pass_rate)}, ${model.grade.unsure} unsure.</p>
+<p id="summary">${escapeHtml(model.title)}: ${model.listing.total} conversations, pass rate ${percent(model.grade.pass_rate)}, ${model.grade.unsure} unsure.</p>
 ${alertsSection(model.degraded, model.warnings)}
 ${coverageSection(model.heatmap, AXIS_NAMES)}
 ${gradeSection(model.grade)}
 ${passSection(model.passByValue)}
 ${qualitySection(model.quality)}
-${conversationsSection(axisValues)}
+${conversationsSection(axisValues, model.listing)}
 <script type="application/json" id="report-data">${scriptJson(data)}</script>
 <script>${chartLibrary.replaceAll("</script", "<\\/script")}</script>
 <script>${CLIENT_SCRIPT}</script>

@@ -2,6 +2,7 @@ import type { Degraded, GradeReport, Quality } from "../../spec/index.ts";
 import type { AxisPair, PairHeatmap } from "./coverage.ts";
 import type { ValuePassRate } from "./figures.ts";
 import { escapeHtml as esc, percent } from "./html.ts";
+import type { Listing } from "./listing.ts";
 
 /** A background colour for a share touched: red at none, green at all. */
 function shade(fraction: number | null): string {
@@ -152,7 +153,7 @@ export function qualitySection(quality: Quality | null): string {
 }
 
 /** The filterable conversation list: filters here, items drawn by the page's script. */
-export function conversationsSection(axes: Record<string, string[]>): string {
+export function conversationsSection(axes: Record<string, string[]>, listing: Listing): string {
   const selects = Object.entries(axes)
     .map(
       ([axis, values]) =>
@@ -161,7 +162,11 @@ export function conversationsSection(axes: Record<string, string[]>): string {
           .join("")}</select></label>`,
     )
     .join("");
-  return `<section id="conversations-section"><h2>Conversations</h2>
+  const held =
+    listing.rows.length < listing.total
+      ? `<p class="alert" id="listing-note">Listing ${listing.rows.length} of the ${listing.total} conversations: every one that did not pass (failing, ungraded, simulator fault) first, then passing ones, each in the dataset's order, at most ${listing.limit}. The figures above count all ${listing.total}. To list more: <code>rehearse report --conversations N</code> (or <code>all</code>), or <code>GET /report?conversations=N</code> on a server.</p>`
+      : "";
+  return `<section id="conversations-section"><h2>Conversations</h2>${held}
 <div class="filters">${selects}
 <label>grade <select id="status-filter"><option value="">any</option><option value="pass">pass</option><option value="fail">fail</option><option value="ungraded">ungraded</option><option value="sim_fault">simulator fault</option></select></label>
 <label>text <input id="text-filter" type="search" placeholder="words in the messages, id, reason"></label></div>

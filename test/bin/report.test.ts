@@ -48,6 +48,29 @@ describe("rehearse report", () => {
     expect(written).toMatchObject({ path: again, rows: 20, bytes: (await stat(again)).size });
     // Same dataset, same page, byte for byte.
     expect(await readFile(again, "utf8")).toBe(html);
+    expect(written.listed).toBe(20);
+    const fewer = await rehearse(
+      "report",
+      data,
+      "--out",
+      join(dir, "few.html"),
+      "--conversations",
+      "5",
+    );
+    expect(fewer.code, fewer.stderr).toBe(0);
+    expect(fewer.stdout).toMatch(/: 20 conversations \(5 listed\), /);
+    const bad = await rehearse(
+      "report",
+      data,
+      "--out",
+      join(dir, "bad.html"),
+      "--conversations",
+      "some",
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /option '--conversations <n>' argument 'some' is invalid\. expected a whole number of conversations to list, or all/,
+    );
   });
 
   it("prints its help with an example", async () => {

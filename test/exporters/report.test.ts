@@ -3,7 +3,9 @@ import { describe, expect, it } from "vitest";
 import { Agent, Dataset, PairwiseCounter } from "../../env/index.ts";
 import { renderReport } from "../../exporters/index.ts";
 import { pairHeatmap } from "../../exporters/report/coverage.ts";
+import { statusOf } from "../../exporters/report/figures.ts";
 import { scriptJson } from "../../exporters/report/html.ts";
+import { reportModel } from "../../exporters/report/index.ts";
 import type { Row } from "../../spec/index.ts";
 import { ROOT } from "../support/cli.ts";
 import { gradedRows } from "./rows.ts";
@@ -67,12 +69,56 @@ describe("the report page", () => {
   it("renders rows with no sidecar: the conversations and grades, and says coverage is not known", async () => {
     const rows = await gradedRows(SPEC, 12, 1);
     (rows[0] as Row).messages.push({ role: "user", content: "</script><b>bold</b>" });
-    const html = await renderReport(new Dataset({ rows, meta: null }), "<rows>");
+    const html = await renderReport(new Dataset({ rows, meta: null }), { title: "<rows>" });
     expect(html).toContain("<title>rehearse report: &lt;rows&gt;</title>");
     expect(html).toContain("No sidecar (.meta.json) came with these rows");
     expect(html).not.toContain("<b>bold</b>");
     const data = embedded(html);
     expect(data.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id));
     expect(data.rows[0]?.messages.at(-1)?.content).toBe("</script><b>bold</b>");
+  });
+});
+
+describe("the report's conversation list", () => {
+  it("lists at most the conversations asked for, the rows that did not pass first, and counts every row in the figures", async () => {
+    const rows = await gradedRows(SPEC, 24, 3);
+    const data = new Dataset({ rows, meta: null });
+    const whole = await reportModel(data, { conversations: Number.POSITIVE_INFINITY });
+    expect(whole.listing.rows.map((r) => r.id)).toEqual(rows.map((r) => r.id));
+    const notPassing = rows.filter((r) => statusOf(r) !== "pass").map((r) => r.id);
+    const passing = rows.filter((r) => statusOf(r) === "pass").map((r) => r.id);
+    expect(notPassing.length).toBeGreaterThan(3);
+    expect(passing.length).toBeGreaterThan(3);
+
+    // Fewer than the rows that did not pass: the first of them, in the dataset's order.
+    const few = await reportModel(data, { conversations: 3 });
+    expect(few.listing.rows.map((r) => r.id)).toEqual(notPassing.slice(0, 3));
+    // More: every row that did not pass, then the first passing ones, shown in the dataset's order.
+    const limit = notPassing.length + 2;
+    const more = await reportModel(data, { conversations: limit });
+    const chosen = new Set([...notPassing, ...passing.slice(0, 2)]);
+    expect(more.listing.rows.map((r) => r.id)).toEqual(
+      rows.map((r) => r.id).filter((id) => chosen.has(id)),
+    );
+    for (const model of [few, more])
+      expect({ ...model, listing: null }).toEqual({ ...whole, listing: null });
+    expect(more.listing).toMatchObject({ total: rows.length, limit });
+
+    const html = await renderReport(data, { conversations: 3 });
+    expect(embedded(html).rows).toHaveLength(3);
+    expect(html).toContain(`dataset in memory: ${rows.length} conversations`);
+    expect(html).toMatch(
+      new RegExp(`Listing 3 of the ${rows.length} conversations: every one that did not pass`),
+    );
+    expect(await renderReport(data)).not.toContain('id="listing-note"');
+    expect(embedded(await renderReport(data, { conversations: 0 })).rows).toEqual([]);
+  });
+
+  it("refuses a count of conversations that is not a whole number at least 0", async () => {
+    const data = new Dataset({ rows: await gradedRows(SPEC), meta: null });
+    for (const conversations of [-1, 1.5, Number.NaN])
+      await expect(renderReport(data, { conversations })).rejects.toThrow(
+        /conversations: expected a whole number of conversations to list, at least 0/,
+      );
   });
 });

@@ -56,6 +56,23 @@ describe("GET /report on rehearse serve", () => {
     expect(listedIds(more)).toEqual([...played, ...listedIds(more).slice(3)]);
     expect(listedIds(more)).toHaveLength(4);
 
+    // Fewer asked for: the page says how many of how many it lists.
+    const one = await (
+      await fetch(`${server.url}/report?conversations=1`, { headers: auth })
+    ).text();
+    expect(listedIds(one)).toHaveLength(1);
+    expect(one).toContain("Listing 1 of the 4 conversations");
+    const bad = await fetch(`${server.url}/report?conversations=many`, { headers: auth });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      error: 'conversations: expected a whole number of conversations to list, or all, not "many"',
+    });
+    expect(
+      listedIds(
+        await (await fetch(`${server.url}/report?conversations=all`, { headers: auth })).text(),
+      ),
+    ).toHaveLength(4);
+
     const frozen = await fetch(`${server.url}/v1/freeze`, {
       method: "POST",
       headers: auth,
