@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { type Dataset, InputError, issuesOf, shownPath } from "../../env/index.ts";
 import {
@@ -148,15 +148,18 @@ async function writeFolder(
         },
       ]);
   }
-  const temp = await mkdtemp(join(dirname(target), `.${basename(target)}.`)).catch(
-    (error: Error) => {
+  // The folder it goes in is made if missing, as every other output's is.
+  const temp = await mkdir(dirname(target), { recursive: true })
+    .then(() => mkdtemp(join(dirname(target), `.${basename(target)}.`)))
+    .catch((error: Error) => {
       throw new InputError("environment output", [
         { path: "out", message: `cannot write beside ${shownPath(out)}: ${error.message}` },
       ]);
-    },
-  );
+    });
   try {
     for (const [name, text] of Object.entries(files)) await writeFile(join(temp, name), text);
+    // mkdtemp makes the folder private (0700); the package is for others to install and read.
+    await chmod(temp, 0o755);
     if (existing) {
       const old = `${temp}.old`;
       await rename(target, old);

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -59,8 +59,10 @@ const python = async (...args: string[]) =>
 
 describe("exportEnvironment: a verifiers package", () => {
   it("lays the package out as verifiers environments are, and Python reads it", async () => {
-    const out = join(folder, "retail-env");
+    // In a folder that does not exist yet, made for it; the package readable by all, as pip needs.
+    const out = join(folder, "envs", "retail-env");
     const exported = await exportEnvironment(data, out);
+    expect((await stat(out)).mode & 0o777).toBe(0o755);
     expect(exported.id).toBe("retail-orders");
     expect(exported.module).toBe("retail_orders");
     await python("-m", "py_compile", join(out, "retail_orders.py"));
