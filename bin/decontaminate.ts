@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { datasetPaths, loadDataset, shownPath } from "../env/index.ts";
-import { exportDecontaminated, sidecarPath } from "../exporters/index.ts";
+import { exportDecontaminated, refuseParquetName, sidecarPath } from "../exporters/index.ts";
 import { type BackendSpec, DecontaminateCommandOptionsSchema } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
 import { backend, optionsFrom } from "./options.ts";
@@ -41,6 +41,7 @@ export function decontaminateCommand(program: Command, io: Io, done: (code: numb
 
 async function run(flags: DecontaminateFlags, io: Io): Promise<number> {
   const options = optionsFrom(DecontaminateCommandOptionsSchema, flags, "decontaminate");
+  refuseParquetName(options.out, { what: "decontaminate flags", field: "--out" });
   await checkOutFlag(options.out, {
     what: "decontaminate flags",
     overwrite: options.overwrite === true,

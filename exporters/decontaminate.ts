@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
+import { InputError, shownPath } from "../env/index.ts";
 import type { BackendSpec, ExportSidecar, Removal, Row } from "../spec/index.ts";
 import { DECONTAMINATION } from "../spec/index.ts";
 import { type Embedder, embedderOf, unit } from "./embedder.ts";
@@ -180,6 +181,20 @@ async function evalHash(evalSet: EvalSet): Promise<string> {
 }
 
 /**
+ * Refuses a `.parquet` name for the rows kept: they are written as JSONL, which every command reads
+ * back, and a file so named would hold JSONL under a Parquet name.
+ */
+export function refuseParquetName(out: string, check: { what: string; field: string }): void {
+  if (/\.parquet$/i.test(out))
+    throw new InputError(check.what, [
+      {
+        path: check.field,
+        message: `${shownPath(out)}: the rows kept are written as JSONL (rehearse rows, read back by every command), not Parquet; name the file .jsonl, and export it as Parquet with rehearse export`,
+      },
+    ]);
+}
+
+/**
  * Writes the rows that pass the leakage check to `out` (JSONL rows, as the input), streaming, with
  * a sidecar listing every removed row, its rule and the eval item it matched.
  */
@@ -189,6 +204,7 @@ export async function exportDecontaminated(
   out: string,
   options: DecontaminateOptions = {},
 ): Promise<ExportSidecar> {
+  refuseParquetName(out, { what: "decontaminate options", field: "out" });
   await checkExportOutput(out, data, {
     what: "decontaminate options",
     field: "out",

@@ -20,6 +20,7 @@ export {
   decontaminate,
   exportDecontaminated,
   normalised,
+  refuseParquetName,
 } from "./decontaminate.ts";
 export { type Embedder, embedderOf } from "./embedder.ts";
 export { type ExportedEnvironment, exportEnvironment } from "./environment/index.ts";

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -81,5 +81,21 @@ describe("rehearse decontaminate", () => {
     );
     expect(offline.code).toBe(2);
     expect(offline.stderr).toMatch(/offline is no embeddings endpoint/);
+    // The rows kept are JSONL: a Parquet name is refused, not filled with JSONL.
+    const parquet = join(dir, "clean.parquet");
+    const named = await rehearse(
+      "decontaminate",
+      "--in",
+      data,
+      "--eval",
+      evalSet,
+      "--out",
+      parquet,
+    );
+    expect(named.code).toBe(2);
+    expect(named.stderr).toMatch(
+      /✖ --out: .*clean\.parquet: the rows kept are written as JSONL .*not Parquet/,
+    );
+    await expect(stat(parquet)).rejects.toThrow(/ENOENT/);
   });
 });
