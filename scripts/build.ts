@@ -138,7 +138,8 @@ async function locate(root: string, inputs: string[], beside: Beside): Promise<v
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === import.meta.filename) {
   const built = await build(join(ROOT, "dist"));
   const extras = [...built.workers, ...built.assets].join(", ") || "nothing else";
-  process.stdout.write(
+  // On stderr: `npm pack --json` runs this (prepare) and its stdout must be the JSON alone.
+  process.stderr.write(
     `built ${relative(ROOT, built.entry)}: ${built.files.length} files, with ${extras}\n`,
   );
 }
