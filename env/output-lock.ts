@@ -8,8 +8,10 @@ import { InputError } from "./util/errors.ts";
 const TOUCH_MS = 5_000;
 /** A lock untouched this long was left by a run that is gone (machines' clocks are taken to agree within it). */
 const STALE_MS = 30_000;
-/** How long a run that took over a stale lock waits before checking the lock is still its own. */
-const SETTLE_MS = 100;
+/** A takeover guard older than this was left by a run that died while taking a lock over. */
+const GUARD_STALE_MS = 10_000;
+/** How long a run waits for another's takeover before looking at the lock again. */
+const GUARD_WAIT_MS = 50;
 
 /** The tokens of the locks this process holds or is taking: a lock naming this process is alive only with one of these. */
 const heldHere = new Set<string>();
@@ -62,7 +64,7 @@ export class OutputLock {
   }
 
   static async #take(path: string, out: string, mine: Holder): Promise<OutputLock> {
-    for (let tookOver = false; ; ) {
+    for (;;) {
       try {
         const file = await open(path, "wx");
         await file.writeFile(`${JSON.stringify(mine)}\n`);
@@ -72,12 +74,6 @@ export class OutputLock {
       }
       const held = await holderOf(path);
       if (held?.holder.token === mine.token) {
-        // Two runs that both found a lock stale may each have removed it and made their own: the
-        // one whose lock is there once both have settled holds it, and the other sees it alive.
-        if (tookOver) {
-          await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
-          if ((await holderOf(path))?.holder.token !== mine.token) continue;
-        }
         const touch = setInterval(() => {
           const now = new Date();
           utimes(path, now, now).catch(() => {});
@@ -92,9 +88,8 @@ export class OutputLock {
             message: `another run is writing ${out} (process ${held.holder.pid} on ${held.holder.host}, started ${held.holder.started}): wait for it to finish, or remove ${path} if that run is gone`,
           },
         ]);
-      // Left by a run that is gone: taken over (another run taking it first is refused above next time round).
-      await rm(path, { force: true });
-      tookOver = true;
+      // Left by a run that is gone: cleared, and taken next time round by whichever run makes it first.
+      await clearStale(path);
     }
   }
 
@@ -104,6 +99,34 @@ export class OutputLock {
     heldHere.delete(this.#token);
     if ((await holderOf(this.path))?.holder.token === this.#token)
       await rm(this.path, { force: true });
+  }
+}
+
+/**
+ * Removes a stale lock, one run at a time, judging it again under `<lock>.takeover` (made
+ * exclusively): no lock can be made while the stale one is there, so the lock judged is the lock
+ * removed. Without the guard, a run that judged the old lock stale could remove the lock another
+ * run had just made in its place, and both would write.
+ */
+async function clearStale(path: string): Promise<void> {
+  const guard = `${path}.takeover`;
+  try {
+    await (await open(guard, "wx")).close();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const age = await stat(guard).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
+    if (age > GUARD_STALE_MS) await rm(guard, { force: true });
+    await new Promise((resolve) => setTimeout(resolve, GUARD_WAIT_MS));
+    return;
+  }
+  try {
+    const now = await holderOf(path);
+    if (!now?.alive) await rm(path, { force: true });
+  } finally {
+    await rm(guard, { force: true });
   }
 }
 

@@ -1,9 +1,10 @@
-import { execFile, spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OutputLock } from "../../env/output-lock.ts";
 import { simulate } from "../../index.ts";
 
 const RETAIL = "examples/retail-orders.json";
@@ -87,22 +88,69 @@ describe("one run at a time on an output", () => {
     expect((await simulate(RETAIL, { rows: 4, out: restarted })).size).toBe(4);
   });
 
-  it("gives a stale lock to one run when several take it over at once", async () => {
-    const lock = join(dir, "contended.jsonl.lock");
-    await writeFile(
-      lock,
-      JSON.stringify({ pid: 1, host: "gone-machine", started: "earlier", token: "t" }),
-    );
+  it("clears a stale lock only under its takeover guard, and a guard left by a run that died is cleared", async () => {
+    const lock = join(dir, "guarded.jsonl.lock");
+    const stale = JSON.stringify({ pid: 1, host: "gone-machine", started: "earlier", token: "t" });
+    await writeFile(lock, stale);
     const longAgo = new Date(Date.now() - 60_000);
     await utimes(lock, longAgo, longAgo);
+    // Another run is taking the lock over: this one waits instead of removing what it judged stale.
+    await writeFile(`${lock}.takeover`, "");
+    let taken: OutputLock | null = null;
+    const taking = OutputLock.take(lock, "guarded.jsonl").then((got) => {
+      taken = got;
+      return got;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(taken).toBeNull();
+    expect(await readFile(lock, "utf8")).toBe(stale);
+    await rm(`${lock}.takeover`);
+    const got = await taking;
+    expect(JSON.parse(await readFile(lock, "utf8")).pid).toBe(process.pid);
+    await got.release();
+    expect(await exists(`${lock}.takeover`)).toBe(false);
+
+    await writeFile(lock, stale);
+    await utimes(lock, longAgo, longAgo);
+    await writeFile(`${lock}.takeover`, "");
+    await utimes(`${lock}.takeover`, longAgo, longAgo);
+    await (await OutputLock.take(lock, "guarded.jsonl")).release();
+    expect(await exists(lock)).toBe(false);
+  });
+
+  it("gives a stale lock to one run when several take it over at once", async () => {
     const taker = new URL("../support/take-lock.ts", import.meta.url).pathname;
-    const outcomes = await Promise.all(
-      Array.from({ length: 4 }, () =>
-        promisify(execFile)(process.execPath, ["--import", "tsx", taker, lock]).then(
-          (r) => r.stdout,
+    for (let round = 0; round < 2; round++) {
+      const lock = join(dir, `contended-${round}.jsonl.lock`);
+      await writeFile(
+        lock,
+        JSON.stringify({ pid: 1, host: "gone-machine", started: "earlier", token: "t" }),
+      );
+      const longAgo = new Date(Date.now() - 60_000);
+      await utimes(lock, longAgo, longAgo);
+      // Each holder keeps the lock until every taker has said what it got.
+      const takers = Array.from({ length: 5 }, () =>
+        spawn(process.execPath, ["--import", "tsx", taker, lock], {
+          stdio: ["pipe", "pipe", "inherit"],
+        }),
+      );
+      const outcomes = await Promise.all(
+        takers.map(
+          (child) =>
+            new Promise<string>((resolve) => child.stdout.once("data", (d) => resolve(String(d)))),
         ),
-      ),
-    );
-    expect(outcomes.filter((outcome) => outcome === "held")).toHaveLength(1);
-  }, 30_000);
+      );
+      await Promise.all(
+        takers.map((child) => {
+          child.stdin.end();
+          return once(child, "exit");
+        }),
+      );
+      expect(
+        outcomes.filter((outcome) => outcome === "held"),
+        outcomes.join(" "),
+      ).toHaveLength(1);
+      expect(outcomes.filter((outcome) => outcome === "refused")).toHaveLength(4);
+    }
+  }, 60_000);
 });
