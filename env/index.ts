@@ -149,6 +149,7 @@ export {
 export {
   checkOutputFolder,
   checkOutputPath,
+  makeFolder,
   type OutputCheck,
   readJsonFile,
   readTextFile,

@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import { createWriteStream } from "node:fs";
+import { finished } from "node:stream/promises";
 import { writeThroughTemp } from "./temp-file.ts";
 
 /**
@@ -26,7 +27,8 @@ export async function writeJsonl(
       }
     } finally {
       stream.end();
-      await once(stream, "close").catch(() => {});
+      // Settles for a stream already closed too (one that failed to open has): `once` would wait for ever.
+      await finished(stream).catch(() => {});
     }
     if (failure) throw failure;
     return count;

@@ -12,6 +12,7 @@ import {
   type ParquetColumn,
   ROW_GROUP_ROWS,
   sidecarPath,
+  writeJsonl,
   writeParquet,
 } from "../../exporters/index.ts";
 import { ExportSidecarSchema, type Row } from "../../spec/index.ts";
@@ -199,5 +200,25 @@ describe("the sidecar and the atomic write", () => {
     expect(refusal).toBeInstanceOf(InputError);
     expect((refusal as InputError).message).toMatch(/is read by this command/);
     expect(await readdir(dir)).toEqual(before);
+  });
+
+  it("makes a missing folder for its output, and a file that cannot be opened fails the export instead of hanging it", async () => {
+    const { dir, data } = await dataOnDisk();
+    for (const name of ["sft.jsonl", "sft.parquet"]) {
+      const out = join(dir, "new", "deeper", name);
+      const sidecar = await exportSft(data, out, { passing: false });
+      expect(sidecar.rows).toBeGreaterThan(0);
+      expect((await readFile(out)).length).toBeGreaterThan(0);
+    }
+    // A file where the folder should be: opening the temp file fails (ENOTDIR) after the stream is made.
+    await writeFile(join(dir, "plain"), "");
+    // Records that come slowly, as rows read from a file do: the stream has failed and closed before the last.
+    async function* slowly() {
+      for (let i = 0; i < 3; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        yield { i };
+      }
+    }
+    await expect(writeJsonl(join(dir, "plain", "x.jsonl"), slowly())).rejects.toThrow(/ENOTDIR/);
   });
 });
