@@ -1,5 +1,5 @@
 import { loadDataset, shownPath } from "../env/index.ts";
-import { exportEnvironment } from "../exporters/index.ts";
+import { checkEnvironmentOutput, exportEnvironment } from "../exporters/index.ts";
 import { EnvironmentExportCommandOptionsSchema } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
 import { optionsFrom } from "./options.ts";
@@ -21,6 +21,7 @@ export async function exportEnvCommand(flags: Record<string, unknown>, io: Io): 
     },
     "export env",
   );
+  await checkEnvironmentOutput(out, { overwrite: rest.overwrite === true, style: "flags" });
   const exported = await exportEnvironment(await loadDataset(input), out, {
     ...rest,
     ...(noBand ? { band: null } : {}),

@@ -153,6 +153,7 @@ export {
   type OutputCheck,
   readJsonFile,
   readTextFile,
+  reasonOf,
   shownPath,
   writeFileAtomic,
   writeFilesAtomic,

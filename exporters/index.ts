@@ -23,7 +23,12 @@ export {
   refuseParquetName,
 } from "./decontaminate.ts";
 export { type Embedder, embedderOf } from "./embedder.ts";
-export { type ExportedEnvironment, exportEnvironment } from "./environment/index.ts";
+export {
+  checkEnvironmentOutput,
+  type EnvironmentOutputCheck,
+  type ExportedEnvironment,
+  exportEnvironment,
+} from "./environment/index.ts";
 export { conversationText, type EvalSet } from "./eval-set.ts";
 export {
   describeHubRepo,

@@ -1,6 +1,15 @@
-import { chmod, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { type Dataset, InputError, issuesOf, shownPath } from "../../env/index.ts";
+import {
+  checkOutputFolder,
+  type Dataset,
+  InputError,
+  issuesOf,
+  makeFolder,
+  reasonOf,
+  shownPath,
+} from "../../env/index.ts";
 import {
   DEFAULTS,
   type EnvironmentExportOptions,
@@ -118,9 +127,51 @@ function describe(leftOut: SelectedTasks["left_out"]): string {
     .join(", ");
 }
 
+/** How refusals of an environment's folder name what to change: SDK options (`out`, `overwrite: true`) or CLI flags. */
+export interface EnvironmentOutputCheck {
+  overwrite: boolean;
+  style?: "options" | "flags";
+}
+
 /**
- * Writes the files into a fresh folder beside `out`, then moves it into place: an existing package
- * is replaced only with `overwrite`, and only when it is one this exporter wrote.
+ * Checks the folder an environment goes to, before any work: new, or (with `overwrite`) a package
+ * this exporter wrote; a file, or a folder of something else, is refused. Returns whether one is
+ * there to replace.
+ */
+export async function checkEnvironmentOutput(
+  out: string,
+  check: EnvironmentOutputCheck,
+): Promise<boolean> {
+  const flags = check.style === "flags";
+  const what = flags ? "export env flags" : "environment output";
+  const field = flags ? "--out" : "out";
+  const target = resolve(out);
+  await checkOutputFolder(dirname(target), { what, field, name: tempName(target) });
+  const existing = await stat(target).catch(() => null);
+  if (!existing) return false;
+  const ours = await stat(join(target, "spec.json"))
+    .then(
+      () => stat(join(target, "pyproject.toml")).then(() => true),
+      () => false,
+    )
+    .catch(() => false);
+  if (existing.isDirectory() && ours && check.overwrite) return true;
+  throw new InputError(what, [
+    {
+      path: field,
+      message: !existing.isDirectory()
+        ? `${shownPath(out)} is a file; expected a new folder`
+        : ours
+          ? `${shownPath(out)} already holds an environment; ${flags ? "use --overwrite" : "pass overwrite: true"} to replace it`
+          : `${shownPath(out)} exists and is not an environment this exporter wrote; choose a new folder`,
+    },
+  ]);
+}
+
+/**
+ * Writes the files into a fresh folder beside `out` (making the folder it goes in when missing),
+ * then moves it into place: an existing package is replaced only with `overwrite`, and only when it
+ * is one this exporter wrote.
  */
 async function writeFolder(
   out: string,
@@ -128,38 +179,19 @@ async function writeFolder(
   files: Record<string, string>,
 ): Promise<void> {
   const target = resolve(out);
-  const existing = await stat(target).catch(() => null);
-  if (existing) {
-    const ours = await stat(join(target, "spec.json"))
-      .then(
-        () => stat(join(target, "pyproject.toml")).then(() => true),
-        () => false,
-      )
-      .catch(() => false);
-    if (!existing.isDirectory() || !ours || !overwrite)
-      throw new InputError("environment output", [
-        {
-          path: "out",
-          message: !existing.isDirectory()
-            ? `${shownPath(out)} is a file; expected a new folder`
-            : ours
-              ? `${shownPath(out)} already holds an environment; pass overwrite to replace it`
-              : `${shownPath(out)} exists and is not an environment this exporter wrote; choose a new folder`,
-        },
-      ]);
-  }
-  // The folder it goes in is made if missing, as every other output's is.
-  const temp = await mkdir(dirname(target), { recursive: true })
-    .then(() => mkdtemp(join(dirname(target), `.${basename(target)}.`)))
+  const existing = await checkEnvironmentOutput(out, { overwrite });
+  // Made with mkdir, not mkdtemp, so the package's folder has the mode every new folder gets
+  // (mkdtemp's is 0700, and the package is for others to install and read).
+  const temp = join(dirname(target), tempName(target));
+  await makeFolder(dirname(target))
+    .then(() => mkdir(temp))
     .catch((error: Error) => {
       throw new InputError("environment output", [
-        { path: "out", message: `cannot write beside ${shownPath(out)}: ${error.message}` },
+        { path: "out", message: `cannot write beside ${shownPath(out)}: ${reasonOf(error)}` },
       ]);
     });
   try {
     for (const [name, text] of Object.entries(files)) await writeFile(join(temp, name), text);
-    // mkdtemp makes the folder private (0700); the package is for others to install and read.
-    await chmod(temp, 0o755);
     if (existing) {
       const old = `${temp}.old`;
       await rename(target, old);
@@ -170,4 +202,9 @@ async function writeFolder(
     await rm(temp, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** The fresh folder beside `target` a package is written into before it is moved into place. */
+function tempName(target: string): string {
+  return `.${basename(target)}.${randomBytes(6).toString("hex")}`;
 }

@@ -1,1 +1,6 @@
-export { type ExportedEnvironment, exportEnvironment } from "./export.ts";
+export {
+  checkEnvironmentOutput,
+  type EnvironmentOutputCheck,
+  type ExportedEnvironment,
+  exportEnvironment,
+} from "./export.ts";

@@ -57,6 +57,16 @@ describe("rehearse export env", () => {
     );
     expect(all.code).toBe(0);
     expect(JSON.parse(all.stdout).left_out).toMatchObject({ below_band: 0, above_band: 0 });
+    // Refusals name the flags, before the dataset is read.
+    const again = await rehearse("export", "env", "--in", graded, "--out", out, "--no-band");
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/✖ --out: .*pkg already holds an environment; use --overwrite/);
+    const onFile = await rehearse("export", "env", "--in", graded, "--out", graded);
+    expect(onFile.stderr).toMatch(/✖ --out: .* is a file; expected a new folder/);
+    // Where no folder can be made: refused with the reason, not left running.
+    const proc = await rehearse("export", "env", "--in", graded, "--out", "/proc/none/deeper/x");
+    expect(proc.code).toBe(2);
+    expect(proc.stderr).toMatch(/✖ --out: cannot write into \/proc\/none\/deeper: /);
   });
 
   it("refuses a bad band, and flags that belong to other exports, exit 2", async () => {

@@ -59,10 +59,14 @@ const python = async (...args: string[]) =>
 
 describe("exportEnvironment: a verifiers package", () => {
   it("lays the package out as verifiers environments are, and Python reads it", async () => {
-    // In a folder that does not exist yet, made for it; the package readable by all, as pip needs.
+    // In a folder that does not exist yet, made for it; the package's folder has the mode any new
+    // folder gets (0755 under the usual umask), as its files do, not mkdtemp's private 0700.
     const out = join(folder, "envs", "retail-env");
     const exported = await exportEnvironment(data, out);
-    expect((await stat(out)).mode & 0o777).toBe(0o755);
+    const fresh = join(folder, "a-new-folder");
+    await mkdir(fresh);
+    expect((await stat(out)).mode & 0o777).toBe((await stat(fresh)).mode & 0o777);
+    expect((await stat(out)).mode & 0o777).not.toBe(0o700);
     expect(exported.id).toBe("retail-orders");
     expect(exported.module).toBe("retail_orders");
     await python("-m", "py_compile", join(out, "retail_orders.py"));
@@ -170,7 +174,7 @@ describe("exportEnvironment: a verifiers package", () => {
     const again = join(folder, "again");
     await exportEnvironment(data, again);
     await expect(exportEnvironment(data, again)).rejects.toThrow(
-      /already holds an environment; pass overwrite/,
+      /already holds an environment; pass overwrite: true/,
     );
     await exportEnvironment(data, again, { overwrite: true, band: null });
   });
