@@ -7,7 +7,7 @@ import { type ExportSource, sourcePath } from "./source.ts";
 
 /** The format an export writes: the one asked for, else `.parquet` files as Parquet and the rest as JSONL. */
 export function formatOf(out: string, format: unknown): ExportFormat {
-  if (format === undefined) return out.endsWith(".parquet") ? "parquet" : "jsonl";
+  if (format === undefined) return /\.parquet$/i.test(out) ? "parquet" : "jsonl";
   const parsed = ExportFormatSchema.safeParse(format);
   if (!parsed.success)
     throw new InputError("export options", [

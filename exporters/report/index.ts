@@ -40,6 +40,11 @@ export async function reportModel(
   data: Dataset,
   options: ReportOptions = {},
 ): Promise<ReportModel> {
+  // A title given as a string (the form before options) would be dropped without a word.
+  if (typeof options !== "object" || options === null || Array.isArray(options))
+    throw new InputError("report options", [
+      { path: "", message: `expected {title?, conversations?}, not ${JSON.stringify(options)}` },
+    ]);
   const limit = listingLimit(options.conversations);
   const agent = data.agent();
   const facts: RowFacts[] = [];

@@ -9,6 +9,8 @@ export interface Listing {
   rows: ListedRow[];
   /** Every row of the dataset, listed or not. */
   total: number;
+  /** The rows that did not pass (failing, ungraded, simulator faults), listed or not. */
+  notPassing: number;
   /** The most the page lists (`Infinity` for every row). */
   limit: number;
 }
@@ -24,6 +26,7 @@ export class ConversationListing {
   readonly #flagged: [number, ListedRow][] = [];
   readonly #passing: [number, ListedRow][] = [];
   #seen = 0;
+  #notPassing = 0;
 
   constructor(limit: number) {
     this.#limit = limit;
@@ -31,14 +34,16 @@ export class ConversationListing {
 
   add(row: Row): void {
     const at = this.#seen++;
-    const kept = statusOf(row) === "pass" ? this.#passing : this.#flagged;
+    const passed = statusOf(row) === "pass";
+    if (!passed) this.#notPassing++;
+    const kept = passed ? this.#passing : this.#flagged;
     if (kept.length < this.#limit) kept.push([at, listedRow(row)]);
   }
 
   result(): Listing {
     const passing = this.#passing.slice(0, Math.max(0, this.#limit - this.#flagged.length));
     const rows = [...this.#flagged, ...passing].sort((a, b) => a[0] - b[0]).map(([, row]) => row);
-    return { rows, total: this.#seen, limit: this.#limit };
+    return { rows, total: this.#seen, notPassing: this.#notPassing, limit: this.#limit };
   }
 }
 

@@ -164,12 +164,22 @@ export function conversationsSection(axes: Record<string, string[]>, listing: Li
     .join("");
   const held =
     listing.rows.length < listing.total
-      ? `<p class="alert" id="listing-note">Listing ${listing.rows.length} of the ${listing.total} conversations: every one that did not pass (failing, ungraded, simulator fault) first, then passing ones, each in the dataset's order, at most ${listing.limit}. The figures above count all ${listing.total}. To list more: <code>rehearse report --conversations N</code> (or <code>all</code>), or <code>GET /report?conversations=N</code> on a server.</p>`
+      ? `<p class="alert" id="listing-note">${listingNote(listing)} The figures above count all ${listing.total}. To list more: <code>rehearse report --conversations N</code> (or <code>all</code>), or <code>GET /report?conversations=N</code> on a server.</p>`
       : "";
   return `<section id="conversations-section"><h2>Conversations</h2>${held}
 <div class="filters">${selects}
 <label>grade <select id="status-filter"><option value="">any</option><option value="pass">pass</option><option value="fail">fail</option><option value="ungraded">ungraded</option><option value="sim_fault">simulator fault</option></select></label>
 <label>text <input id="text-filter" type="search" placeholder="words in the messages, id, reason"></label></div>
-<p><span id="shown-count">0</span> of <span id="total-count">0</span> conversations match.</p>
+<p><span id="shown-count">0</span> of the <span id="total-count">0</span> conversations listed match.</p>
 <ol id="conversations"></ol><button id="more" type="button" hidden>show more</button></section>`;
+}
+
+/** Which conversations a capped page lists, in the counts of this dataset. */
+function listingNote(listing: Listing): string {
+  const listed = listing.rows.length;
+  const passing = listing.total - listing.notPassing;
+  const notPassing = `${listing.notPassing} conversation${listing.notPassing === 1 ? "" : "s"} that did not pass (failing, ungraded, simulator fault)`;
+  if (listed <= listing.notPassing)
+    return `Listing the first ${listed} of the ${notPassing}, in the dataset's order, and none of the ${passing} that passed.`;
+  return `Listing all ${notPassing} and the first ${listed - listing.notPassing} of the ${passing} that passed, in the dataset's order.`;
 }

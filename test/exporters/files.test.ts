@@ -84,6 +84,9 @@ describe("Parquet read back by DuckDB: the same rows and types as the JSONL", ()
     });
     expect(parquet.rows.length).toBeGreaterThan(0);
     expect(parquet.rows.map((r) => asJsonl(r, ["messages", "tools"]))).toEqual(jsonl);
+    // The extension in capitals is Parquet too.
+    await exportSft(data, join(dir, "SFT.PARQUET"));
+    expect((await readFile(join(dir, "SFT.PARQUET"))).subarray(0, 4).toString()).toBe("PAR1");
   });
 
   it("preference pairs: scores and margin DOUBLE, length_delta BIGINT, same_policy BOOLEAN", async () => {

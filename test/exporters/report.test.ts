@@ -107,8 +107,14 @@ describe("the report's conversation list", () => {
     const html = await renderReport(data, { conversations: 3 });
     expect(embedded(html).rows).toHaveLength(3);
     expect(html).toContain(`dataset in memory: ${rows.length} conversations`);
-    expect(html).toMatch(
-      new RegExp(`Listing 3 of the ${rows.length} conversations: every one that did not pass`),
+    expect(html).toContain(
+      `Listing the first 3 of the ${notPassing.length} conversations that did not pass (failing, ungraded, simulator fault), in the dataset's order, and none of the ${passing.length} that passed. The figures above count all ${rows.length}.`,
+    );
+    expect(await renderReport(data, { conversations: limit })).toContain(
+      `Listing all ${notPassing.length} conversations that did not pass (failing, ungraded, simulator fault) and the first 2 of the ${passing.length} that passed, in the dataset's order.`,
+    );
+    expect(html).toContain(
+      '<span id="shown-count">0</span> of the <span id="total-count">0</span> conversations listed match.',
     );
     expect(await renderReport(data)).not.toContain('id="listing-note"');
     expect(embedded(await renderReport(data, { conversations: 0 })).rows).toEqual([]);
@@ -120,5 +126,8 @@ describe("the report's conversation list", () => {
       await expect(renderReport(data, { conversations })).rejects.toThrow(
         /conversations: expected a whole number of conversations to list, at least 0/,
       );
+    await expect(renderReport(data, "a title" as never)).rejects.toThrow(
+      /report options is invalid.*\n.*expected \{title\?, conversations\?\}, not "a title"/,
+    );
   });
 });
