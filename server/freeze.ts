@@ -179,12 +179,12 @@ async function freezeNow(
  * sidecar, taking nothing: what `GET /report` shows.
  */
 export function heldDataset(
-  finished: FinishedEpisodes,
+  held: { rows: readonly string[]; dropped: number },
+  limits: { keep: number; keepBytes: number },
   setting: { agent: Agent; plan: Planner; roles: FreezeRoles },
 ): Dataset {
-  const held = finished.peek();
   const rows = held.rows.map((line) => JSON.parse(line) as Row);
-  return new Dataset({ rows, meta: sidecar(rows, held.dropped, finished, setting) });
+  return new Dataset({ rows, meta: sidecar(rows, held.dropped, limits, setting) });
 }
 
 /** The sidecar of frozen episodes, counted as `simulate()` counts a run. */

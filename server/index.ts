@@ -30,7 +30,6 @@ import {
   type SituationWriter,
   type UserSimulator,
 } from "../env/index.ts";
-import { renderReport } from "../exporters/index.ts";
 import {
   DEFAULTS,
   SERVE_DEFAULTS,
@@ -39,9 +38,10 @@ import {
 } from "../spec/index.ts";
 import { createApp } from "./app.ts";
 import { dealtEpisode, Engine, settle } from "./engine.ts";
-import { FinishedEpisodes, freeze, heldDataset } from "./freeze.ts";
+import { FinishedEpisodes, freeze } from "./freeze.ts";
 import { Metrics } from "./metrics.ts";
 import { encodeReply, wireError } from "./protocol.ts";
+import { ReportPages } from "./report-pages.ts";
 import { EngineThreads } from "./threads.ts";
 
 /** How long shutdown waits for steps in flight, then for clients to answer the close. */
@@ -197,12 +197,20 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     });
   };
 
-  let shownReport: { version: number; conversations?: number; page: Promise<string> } | null = null;
   const freezeSetting = {
     agent,
     plan,
     roles: { maxTurns, simulator: roles.writer.name, userModel: roles.userModel.name },
   };
+  const reportPages = new ReportPages({
+    spec: agent.spec,
+    specHash: agent.hash,
+    rows: o.rows ?? DEFAULTS.rows,
+    seed: o.seed,
+    limits: { keep: finished.keep, keepBytes: finished.keepBytes },
+    roles: freezeSetting.roles,
+  });
+  let shownReport: { version: number; conversations?: number; page: Promise<string> } | null = null;
   const app = createApp({
     ...(o.token ? { token: o.token } : {}),
     agent,
@@ -210,17 +218,23 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     freeze: (request) =>
       freeze(finished, request, { folder: o.freezeDir ?? process.cwd(), ...freezeSetting }),
     report: (conversations) => {
-      // The page is worked out again only once the held episodes change: reading and grading
-      // 10,000 of them takes the main thread seconds, which every socket would wait out.
-      if (shownReport?.version !== finished.version || shownReport.conversations !== conversations)
-        shownReport = {
+      // Made on the report thread, and again only once the held episodes change. A page that
+      // failed is not kept: the next request asks again.
+      if (
+        shownReport?.version !== finished.version ||
+        shownReport.conversations !== conversations
+      ) {
+        const page = reportPages.page(finished.peek(), conversations);
+        const shown = {
           version: finished.version,
           ...(conversations === undefined ? {} : { conversations }),
-          page: renderReport(heldDataset(finished, freezeSetting), {
-            title: "episodes held for freeze",
-            ...(conversations === undefined ? {} : { conversations }),
-          }),
+          page,
         };
+        shownReport = shown;
+        page.catch(() => {
+          if (shownReport === shown) shownReport = null;
+        });
+      }
       return shownReport.page;
     },
     accept,
@@ -264,6 +278,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
         wss.close();
         http.closeAllConnections();
         await threads?.close();
+        await reportPages.close();
         await stopped;
       })();
       return closing;

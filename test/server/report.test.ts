@@ -84,4 +84,36 @@ describe("GET /report on rehearse serve", () => {
     const after = await (await fetch(`${server.url}/report`, { headers: auth })).text();
     expect(listedIds(after)).toEqual([]);
   });
+
+  it("is made off the main thread: steps keep being answered while the page of many episodes is made", async () => {
+    const busy = await serve(agent, { port: 0, rows: 6, stepRate: 1e6, freezeDir: folder });
+    try {
+      const played = async (lane: number) => {
+        const client = new EnvClient(busy.wsUrl);
+        for (let seed = lane; seed < 600; seed += 8)
+          await rollout(client, new OfflineAgent().start(agent, seed), { seed });
+        await client.close();
+      };
+      await Promise.all(Array.from({ length: 8 }, (_, lane) => played(lane)));
+      const client = new EnvClient(busy.wsUrl);
+      await client.reset({ seed: 1 });
+      let made = false;
+      const page = fetch(`${busy.url}/report?conversations=all`).then(async (response) => {
+        made = true;
+        return response.text();
+      });
+      let answered = 0;
+      while (!made) {
+        const result = await client.step({ role: "assistant", content: "Could you tell me more?" });
+        if (result.done) await client.reset({ seed: answered });
+        answered++;
+      }
+      expect(await page).toContain("episodes held for freeze: 600 conversations");
+      // Made on the main thread, the page of 600 episodes let 7 steps through in one run; here thousands.
+      expect(answered).toBeGreaterThan(100);
+      await client.close();
+    } finally {
+      await busy.close();
+    }
+  }, 120_000);
 });
