@@ -3,6 +3,27 @@ import type { Agent } from "./agent.ts";
 import { levelsOf, rowOf, valuePairsOf } from "./axes.ts";
 import { PairSpace, type Reachability, reachablePairs } from "./covering/index.ts";
 
+/** Each spec's pairs, worked out once: a run counts its coverage with several counters. */
+const workedPairs = new WeakMap<Agent, { space: PairSpace; reach: Reachability }>();
+
+/**
+ * The pairs of an agent's grid and which of them a valid situation can hold, worked out once per
+ * agent: finding the reachable pairs searches the forbidden pairs, seconds on a large grid, and
+ * the planner, the run's tally and the report each count with their own counter.
+ */
+function pairsOf(agent: Agent): { space: PairSpace; reach: Reachability } {
+  let pairs = workedPairs.get(agent);
+  if (!pairs) {
+    const space = new PairSpace({
+      levels: levelsOf(agent.axes),
+      forbidden: valuePairsOf(agent.axes, agent.forbidden),
+    });
+    pairs = { space, reach: reachablePairs(space) };
+    workedPairs.set(agent, pairs);
+  }
+  return pairs;
+}
+
 /**
  * The pairs a spec's grid must cover (every pair of values on two axes, minus forbidden pairs and
  * those no valid situation can hold), and a counter of which of them a run visited.
@@ -16,13 +37,9 @@ export class PairwiseCounter {
 
   constructor(agent: Agent, pairs?: { space: PairSpace; reach: Reachability }) {
     this.agent = agent;
-    this.space =
-      pairs?.space ??
-      new PairSpace({
-        levels: levelsOf(agent.axes),
-        forbidden: valuePairsOf(agent.axes, agent.forbidden),
-      });
-    this.reach = pairs?.reach ?? reachablePairs(this.space);
+    const worked = pairs ?? pairsOf(agent);
+    this.space = worked.space;
+    this.reach = worked.reach;
     this.#seen = new Uint8Array(this.space.size);
   }
 
