@@ -274,9 +274,9 @@ function nameRule(
       );
   }
   // A code or number of a kind the world does not know: letters from its name, then digits.
-  const coded = /^(?:\w+_)?(\w+?)_(number|no|code|ref|reference)$/.exec(field);
-  if (coded) {
-    const prefix = (coded[1] as string).slice(0, 3).toUpperCase();
+  const kind = codedKind(field);
+  if (kind !== null) {
+    const prefix = kind.slice(0, 3).toUpperCase();
     return ({ rng }) => `${prefix}-${digits(rng, 6)}`;
   }
   // A name of a kind the world does not know (a medication, a plan): a made-up proper name.
@@ -546,4 +546,20 @@ function properName(rng: Rng): string {
   for (let i = 0, n = 2 + rng.int(2); i < n; i++) name += rng.pick(onsets) + rng.pick(vowels);
   name += rng.pick(endings);
   return `${name[0]?.toUpperCase()}${name.slice(1)}`;
+}
+
+/**
+ * The kind a code's field name gives (`ref` of `order_ref_number`, `policy` of `policy_no`), or
+ * null for a name that is no code: the last word before `_number`, `_no`, `_code`, `_ref` or
+ * `_reference`, as `/^(?:\w+_)?(\w+?)_(number|no|code|ref|reference)$/` reads it, found in one
+ * pass (that pattern backtracks quadratically on a long name).
+ */
+function codedKind(field: string): string | null {
+  if (!/^\w+$/.test(field)) return null;
+  const suffix = /_(?:number|no|code|ref|reference)$/.exec(field);
+  if (!suffix || suffix.index === 0) return null;
+  const head = field.slice(0, suffix.index);
+  // The last underscore with a word character before it and the kind after it.
+  for (let at = head.length - 2; at >= 1; at--) if (head[at] === "_") return head.slice(at + 1);
+  return head;
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
+import { Rng } from "../../../env/rng.ts";
 import { SpecError } from "../../../env/util/errors.ts";
 import { createWorld } from "../../../env/world/index.ts";
+import { valueFor } from "../../../env/world/values.ts";
 import type { AgentSpec } from "../../../spec/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
 import { growth } from "../../support/growth.ts";
@@ -42,6 +44,23 @@ describe("the world on specs written to break it", () => {
       return made;
     };
     expect(growth(described, callEveryTool, 8_000, 5)).toBeLessThan(8);
+  });
+
+  it("makes a value for a field in time linear in its name's length (a name of underscores)", () => {
+    // Each read a name not seen before: a field's rule is worked out once and kept.
+    let fresh = 0;
+    const value = (name: string) =>
+      valueFor(
+        `f${fresh++}${name}`,
+        { type: "string" },
+        {
+          rng: new Rng("names"),
+          entity: "ticket",
+          isPerson: false,
+          currency: "USD",
+        },
+      );
+    expect(growth((n) => `a${"_".repeat(n)}b`, value, 4_000, 5)).toBeLessThan(8);
   });
 
   it("refuses an id no shape can make short of pages at once, with a message of a line", () => {
