@@ -246,11 +246,8 @@ export class KeptRules {
   /** The id of the earliest kept rule that says what these words say, if one does. */
   twin(words: Set<string>): string | undefined {
     if (words.size === 0) return undefined;
-    const candidates = new Set<number>();
-    for (const word of this.#prefix(words))
-      for (const at of this.#byWord.get(word) ?? []) candidates.add(at);
-    const ordered = [...candidates].sort((a, b) => a - b).slice(0, MOST_COMPARED);
-    for (const at of ordered) {
+    const filed = this.#prefix(words).map((word) => this.#byWord.get(word) ?? []);
+    for (const at of earliest(filed, MOST_COMPARED)) {
       const kept = this.#kept[at] as { words: Set<string>; id: string };
       if (sameRule(kept.words, words)) return kept.id;
     }
@@ -267,5 +264,33 @@ export class KeptRules {
       if (filed) filed.push(at);
       else this.#byWord.set(word, [at]);
     }
+  }
+}
+
+/**
+ * The `most` smallest numbers found in any of the ascending lists, each once, smallest first: the
+ * lists merged only as far as that. Collecting every candidate first made a policy of thousands of
+ * rules in few words quadratic, each rule's lists holding most of the rules before it.
+ */
+function* earliest(lists: readonly (readonly number[])[], most: number): Generator<number> {
+  const next = lists.map(() => 0);
+  let last = -1;
+  for (let given = 0; given < most; ) {
+    let best = -1;
+    let from = -1;
+    for (let l = 0; l < lists.length; l++) {
+      const list = lists[l] as readonly number[];
+      let at = next[l] as number;
+      while (at < list.length && (list[at] as number) <= last) at++;
+      next[l] = at;
+      if (at < list.length && (best === -1 || (list[at] as number) < best)) {
+        best = list[at] as number;
+        from = l;
+      }
+    }
+    if (from === -1) return;
+    last = best;
+    given++;
+    yield best;
   }
 }
