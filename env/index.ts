@@ -159,6 +159,7 @@ export {
   writeFilesAtomic,
 } from "./util/files.ts";
 export { canonicalJson, sha256 } from "./util/hash.ts";
+export { onLongWork, stillWorking } from "./util/long-work.ts";
 export { threadModule } from "./workers/module.ts";
 export { defaultWorkers } from "./workers/pool.ts";
 export { createWorld, type ToolAnswer, World, type WorldOptions } from "./world/index.ts";

@@ -1,4 +1,5 @@
 import type { Rng } from "../rng.ts";
+import { stillWorking } from "../util/long-work.ts";
 import type { Cover } from "./cover.ts";
 import { completeRow, type ValueRanking } from "./rows.ts";
 
@@ -83,6 +84,7 @@ export function greedyRows(cover: Cover, rng: Rng, candidates: number): void {
   const row = new Int32Array(space.k);
   const axes = Array.from({ length: space.k }, (_, c) => c);
   while (cover.uncoveredCount > 0) {
+    stillWorking("building the covering array");
     let bestGain = -1;
     for (let t = 0; t < candidates; t++) {
       row.fill(-1);

@@ -1,3 +1,4 @@
+import { stillWorking } from "../util/long-work.ts";
 import type { PairSpace } from "./space.ts";
 
 /**
@@ -94,6 +95,7 @@ export function reachablePairs(space: PairSpace): Reachability {
   const row = new Int32Array(space.k);
   let forbiddenCount = 0;
   for (let p = 0; p < space.size; p++) {
+    stillWorking("finding which value pairs a situation can hold");
     if (forbidden[p] === 1) {
       forbiddenCount++;
       continue;

@@ -1,4 +1,5 @@
 import type { Rng } from "../rng.ts";
+import { stillWorking } from "../util/long-work.ts";
 import { type Cover, INVALID } from "./cover.ts";
 
 /** Settings of one repair run. */
@@ -30,6 +31,7 @@ export function repair(
   let best = cover.uncoveredCount;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     if (cover.uncoveredCount === 0) return { covered: true, iterations: iteration - 1 };
+    stillWorking("making the covering array smaller");
     const p = cover.uncovered[rng.int(cover.uncoveredCount)] as number;
     const i = space.axisA[p] as number;
     const a = space.valueA[p] as number;

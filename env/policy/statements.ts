@@ -1,4 +1,5 @@
 import { isVerb } from "../tools.ts";
+import { stillWorking } from "../util/long-work.ts";
 
 /** Verbs a rule starts with when it tells the agent what to do ("Verify the caller…", "Never promise…"). */
 const IMPERATIVES = new Set([
@@ -245,6 +246,7 @@ export class KeptRules {
 
   /** The id of the earliest kept rule that says what these words say, if one does. */
   twin(words: Set<string>): string | undefined {
+    stillWorking("reading the policy's rules");
     if (words.size === 0) return undefined;
     const filed = this.#prefix(words).map((word) => this.#byWord.get(word) ?? []);
     for (const at of earliest(filed, MOST_COMPARED)) {

@@ -4,6 +4,7 @@ import { type ArgumentCheck, argumentCheck } from "../arguments.ts";
 import { valueCheck } from "../schema-checks.ts";
 import { nameWords, parametersPath, verbOf } from "../tools.ts";
 import { type InputIssue, SpecError } from "../util/errors.ts";
+import { stillWorking } from "../util/long-work.ts";
 import { lookup } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { regexLiteral } from "../util/regex.ts";
@@ -843,6 +844,7 @@ export class WorldModel {
       }
       // "Each order can be in status pending, processed, delivered, or cancelled."
       for (const sentence of this.#policy.split(/(?<=[.!?])\s+/)) {
+        stillWorking("reading the records' statuses from the policy");
         const lower = sentence.toLowerCase();
         if (!forms.some((f) => lower.includes(f))) continue;
         for (const w of statusesSaid(sentence, forms)) mentioned.add(w);
