@@ -813,6 +813,9 @@ export class WorldModel {
 
   /** Each entity's states (schema enums, the words tools and policy use, defaults), and what each change needs of them. */
   #statuses(): void {
+    const sentences = this.#policy
+      .split(/(?<=[.!?])\s+/)
+      .map((sentence) => ({ sentence, lower: sentence.toLowerCase() }));
     for (const entity of this.entities.values()) {
       const enums = new Set<string>();
       const mentioned = new Set<string>();
@@ -843,9 +846,8 @@ export class WorldModel {
           for (const w of statusesSaid(sentence, forms)) mentioned.add(w);
       }
       // "Each order can be in status pending, processed, delivered, or cancelled."
-      for (const sentence of this.#policy.split(/(?<=[.!?])\s+/)) {
+      for (const { sentence, lower } of sentences) {
         stillWorking("reading the records' statuses from the policy");
-        const lower = sentence.toLowerCase();
         if (!forms.some((f) => lower.includes(f))) continue;
         for (const w of statusesSaid(sentence, forms)) mentioned.add(w);
       }
@@ -953,13 +955,32 @@ function statusesSaid(sentence: string, forms: readonly string[]): string[] {
       if (STATUS_WORDS.has(statusKey(w))) found.add(statusKey(w));
   }
   const lower = sentence.toLowerCase();
-  for (const word of STATUS_WORDS) {
-    const spaced = word.replace(/_/g, "[ _-]");
-    for (const form of forms)
-      if (new RegExp(`\\b${spaced} ${regexLiteral(form).replace(/_/g, " ")}`).test(lower))
-        found.add(word);
-  }
+  for (const form of forms) for (const word of wordsBefore(lower, form)) found.add(word);
   return [...found];
+}
+
+/**
+ * The status words said just before a form of a record's name, as `\b<word> <form>` finds them
+ * (a word's `_` standing for a space, `_` or `-`), read at each place the form appears rather than
+ * by a pattern per word run over the whole sentence: a policy naming hundreds of kinds of record
+ * in long sentences made that pattern work hundreds of times over every sentence.
+ */
+function* wordsBefore(lower: string, form: string): Generator<string> {
+  if (form === "") return;
+  for (let at = lower.indexOf(form); at !== -1; at = lower.indexOf(form, at + 1)) {
+    const space = at - 1;
+    if (space < 0 || lower[space] !== " ") continue;
+    for (const word of STATUS_WORDS) {
+      const start = space - word.length;
+      if (start < 0 || (start > 0 && /\w/.test(lower[start - 1] as string))) continue;
+      let same = true;
+      for (let k = 0; k < word.length && same; k++) {
+        const said = lower[start + k] as string;
+        same = word[k] === "_" ? said === " " || said === "_" || said === "-" : said === word[k];
+      }
+      if (same) yield word;
+    }
+  }
 }
 
 /** The patterns of every zip or postcode parameter, nested ones included. */
