@@ -1,8 +1,10 @@
+import { stat } from "node:fs/promises";
 import {
   type AgentSpec,
   AgentSpecSchema,
   AxesOverrideSchema,
   type ForbiddenPair,
+  LIMITS,
   type Rule,
   RuleSchema,
   type ToolDefinition,
@@ -185,6 +187,17 @@ export class Agent {
 
   /** Reads and validates a JSON agent spec file; problems name the file. */
   static async load(path: string): Promise<Agent> {
+    const size = await stat(path).then(
+      (found) => (found.isFile() ? found.size : 0),
+      () => 0,
+    );
+    if (size > LIMITS.specBytes)
+      throw new SpecError(path, [
+        {
+          path: "",
+          message: `the spec is ${(size / 2 ** 20).toFixed(1)} MiB; a spec takes at most ${LIMITS.specBytes / 2 ** 20} MiB (each tool's schema is compiled and checked, seconds a megabyte)`,
+        },
+      ]);
     return Agent.from(await readJsonFile(path), path);
   }
 }

@@ -48,9 +48,15 @@ export const LIMITS = {
   axisValues: 500,
   /**
    * Rows the smallest grid of a plan can have (the target pairs of its two largest axes): planning
-   * takes time about the square of it, some seconds at this bound.
+   * takes time about the square of it, some seconds at this bound, and more with more large axes
+   * (four axes of 70 values: 42 s), which the CLI reports as it goes.
    */
   gridRows: 5000,
+  /**
+   * Bytes of a spec file: every parameter's schema is compiled and checked, about 7 s and 120 MB
+   * a megabyte (a 21 MB spec took 146 s and 2.6 GB); a spec of 500 rich tools is under 1 MB.
+   */
+  specBytes: 4 << 20,
   /** Retries of one model call on 429 and 5xx, each after a backoff: more only delays the error. */
   backendRetries: 20,
   /** Milliseconds one model call may take (ten minutes; setTimeout cannot wait past 2^31 - 1). */

@@ -1,4 +1,8 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Agent } from "../../env/agent.ts";
 import { describePlan } from "../../env/plan.ts";
 import { SpecError } from "../../env/util/errors.ts";
 import { LIMITS } from "../../spec/index.ts";
@@ -77,5 +81,24 @@ describe("a one-paragraph policy of a megabyte", () => {
     expect(plan.policy.dropped?.length).toBeGreaterThan(2_000);
     const planOf = (spec: unknown) => describePlan(spec, { effort: 0 });
     expect(growth(repeatedRule, planOf, 40_000, 2)).toBeLessThan(8);
+  });
+});
+
+describe("a spec file past its size limit", () => {
+  it("is refused before it is read, with its size and the limit", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "rehearse-big-spec-"));
+    const path = join(folder, "big.json");
+    // Valid JSON, and a spec in every way but its size: a tool description of 5 MB.
+    const spec = structuredClone(referenceSpec) as {
+      tools: { function: { description: string } }[];
+    };
+    (spec.tools[0] as { function: { description: string } }).function.description = "x".repeat(
+      5 << 20,
+    );
+    await writeFile(path, JSON.stringify(spec));
+    await expect(Agent.load(path)).rejects.toThrow(
+      new RegExp(`the spec is 5\\.0 MiB; a spec takes at most ${LIMITS.specBytes / 2 ** 20} MiB`),
+    );
+    await rm(folder, { recursive: true, force: true });
   });
 });
