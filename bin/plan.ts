@@ -9,6 +9,7 @@ import {
 } from "../env/index.ts";
 import { DEFAULTS, LIMITS, PlanOptionsSchema } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
+import { reportingLongWork } from "./long-work.ts";
 import { flipOptions, number, optionsFrom, seed } from "./options.ts";
 
 /** The flags as commander parsed them: the options unchecked, the spec path and the output switch. */
@@ -35,7 +36,7 @@ export function planCommand(program: Command, io: Io, done: (code: number) => vo
       "after",
       "\nExample:\n  rehearse plan --spec examples/retail-orders.json --rows 64\n",
     )
-    .action(async (flags: PlanFlags) => done(await plan(flags, io)));
+    .action(async (flags: PlanFlags) => done(await reportingLongWork(io, () => plan(flags, io))));
 }
 
 async function plan(flags: PlanFlags, io: Io): Promise<number> {

@@ -14,7 +14,6 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import { onLongWork } from "../env/util/long-work.ts";
 import pkg from "../package.json" with { type: "json" };
 import { EXIT, type Io, processIo } from "./io.ts";
 
@@ -166,10 +165,6 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     // A command not loaded has no options or arguments of its own: its usage comes from the table.
     .configureHelp({ subcommandTerm: (command) => `${command.name()} ${command.usage()}` });
   const wanted = commandOf(argv);
-  // Planning a large spec can take minutes without yielding: its loops say it is still going.
-  const quiet = onLongWork((stage, seconds) =>
-    io.err(`rehearse: still ${stage} (${Math.round(seconds)} s)\n`),
-  );
 
   try {
     for (const command of COMMANDS) {
@@ -191,8 +186,6 @@ export async function main(argv: readonly string[], io: Io = processIo): Promise
     const debug = process.env.REHEARSE_DEBUG && error instanceof Error ? `\n${error.stack}` : "";
     io.err(`rehearse: ${env ? env.messageOf(error) : String(error)}${debug}\n`);
     return EXIT.failed;
-  } finally {
-    quiet();
   }
 }
 

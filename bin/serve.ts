@@ -3,6 +3,7 @@ import { Agent } from "../env/index.ts";
 import { serve } from "../server/index.ts";
 import { DEFAULTS, SERVE_DEFAULTS, ServeOptionsSchema } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
+import { reportingLongWork } from "./long-work.ts";
 import { number, optionsFrom, seed } from "./options.ts";
 
 /** The flags as commander parsed them: the plain options unchecked, the spec and grader paths. */
@@ -88,7 +89,7 @@ export function serveCommand(program: Command, io: Io, done: (code: number) => v
       "after",
       "\nExample:\n  rehearse serve --spec examples/retail-orders.json --port 8000\n",
     )
-    .action(async (flags: ServeFlags) => done(await run(flags, io)));
+    .action(async (flags: ServeFlags) => done(await reportingLongWork(io, () => run(flags, io))));
 }
 
 async function run(flags: ServeFlags, io: Io): Promise<number> {

@@ -28,6 +28,7 @@ import {
   type TracePicture,
 } from "../spec/index.ts";
 import { EXIT, type Io } from "./io.ts";
+import { reportingLongWork } from "./long-work.ts";
 import { backend, flipOptions, number, optionsFrom, seed } from "./options.ts";
 import { progressBar } from "./progress.ts";
 
@@ -137,7 +138,7 @@ export function simulateCommand(program: Command, io: Io, done: (code: number) =
       '\nExample:\n  rehearse simulate --spec examples/retail-orders.json --rows 64 --out data.jsonl\n  rehearse simulate "a support agent for online orders" --out data.jsonl\n',
     )
     .action(async (sentence: string | undefined, flags: SimulateFlags) =>
-      done(await run(sentence, flags, io)),
+      done(await reportingLongWork(io, () => run(sentence, flags, io))),
     );
 }
 
