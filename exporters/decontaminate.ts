@@ -7,7 +7,7 @@ import { type Embedder, embedderOf, unit } from "./embedder.ts";
 import { conversationText, type EvalEntry, type EvalSet, evalEntries } from "./eval-set.ts";
 import { writeJsonl } from "./jsonl.ts";
 import { NgramIndex } from "./ngram-index.ts";
-import { checkExportOutput } from "./output.ts";
+import { checkExportOutput, formatOf } from "./output.ts";
 import { writeSidecar } from "./sidecar.ts";
 import { type ExportSource, rowsOf, SourceTally } from "./source.ts";
 
@@ -185,7 +185,7 @@ async function evalHash(evalSet: EvalSet): Promise<string> {
  * back, and a file so named would hold JSONL under a Parquet name.
  */
 export function refuseParquetName(out: string, check: { what: string; field: string }): void {
-  if (/\.parquet$/i.test(out))
+  if (formatOf(out, undefined) === "parquet")
     throw new InputError(check.what, [
       {
         path: check.field,

@@ -1,15 +1,9 @@
 import { EventEmitter } from "node:events";
-import { parentPort, workerData } from "node:worker_threads";
+import { workerData } from "node:worker_threads";
 import type { WebSocket } from "ws";
-import {
-  Agent,
-  graderFrom,
-  OfflineWriter,
-  offlineUser,
-  Planner,
-  SituationPool,
-} from "../env/index.ts";
+import { graderFrom, OfflineWriter, offlineUser, Planner, SituationPool } from "../env/index.ts";
 import { dealtEpisode, Engine } from "./engine.ts";
+import { threadStart } from "./thread-start.ts";
 import {
   append,
   type Batch,
@@ -27,11 +21,7 @@ import {
  * their frames here and sends the replies this thread batches back.
  */
 const setup = workerData as EngineThreadSetup;
-const port = parentPort;
-if (!port) throw new Error("engine-thread.ts runs as a worker thread");
-const agent = Agent.from(setup.spec);
-if (agent.hash !== setup.specHash)
-  throw new Error(`engine thread: the spec hashes to ${agent.hash}, not ${setup.specHash}`);
+const { port, agent } = threadStart(setup, "engine thread");
 const situations = new SituationPool(agent, [
   ...new Planner(agent, { rows: setup.rows, seed: setup.seed }).walk(),
 ]);
@@ -44,7 +34,7 @@ function report(item: FromThread): void {
 }
 function sendOutbound(): void {
   if (outbound.length === 0) return;
-  (port as NonNullable<typeof port>).postMessage(outbound);
+  port.postMessage(outbound);
   outbound = [];
 }
 
@@ -135,7 +125,7 @@ function relayed(item: ToThread): void {
 }
 
 function answer(message: ThreadAnswer): void {
-  (port as NonNullable<typeof port>).postMessage(message);
+  port.postMessage(message);
 }
 
 answer({ kind: "ready" });

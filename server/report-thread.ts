@@ -1,8 +1,9 @@
-import { parentPort, workerData } from "node:worker_threads";
-import { Agent, messageOf, Planner } from "../env/index.ts";
+import { workerData } from "node:worker_threads";
+import { messageOf, Planner } from "../env/index.ts";
 import { renderReport } from "../exporters/index.ts";
 import { heldDataset } from "./freeze.ts";
 import type { ReportAnswer, ReportQuestion, ReportThreadSetup } from "./report-protocol.ts";
+import { threadStart } from "./thread-start.ts";
 
 /**
  * The thread that makes `GET /report`'s page: it plans the server's grid once, then reads and
@@ -10,11 +11,7 @@ import type { ReportAnswer, ReportQuestion, ReportThreadSetup } from "./report-p
  * socket waits on, only hands the lines over.
  */
 const setup = workerData as ReportThreadSetup;
-const port = parentPort;
-if (!port) throw new Error("report-thread.ts runs as a worker thread");
-const agent = Agent.from(setup.spec);
-if (agent.hash !== setup.specHash)
-  throw new Error(`report thread: the spec hashes to ${agent.hash}, not ${setup.specHash}`);
+const { port, agent } = threadStart(setup, "report thread");
 const plan = new Planner(agent, { rows: setup.rows, seed: setup.seed });
 
 port.on("message", async (question: ReportQuestion) => {
