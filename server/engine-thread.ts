@@ -3,7 +3,6 @@ import { workerData } from "node:worker_threads";
 import type { WebSocket } from "ws";
 import { graderFrom, OfflineWriter, offlineUser, Planner, SituationPool } from "../env/index.ts";
 import { dealtEpisode, Engine } from "./engine.ts";
-import { threadStart } from "./thread-start.ts";
 import {
   append,
   type Batch,
@@ -13,6 +12,7 @@ import {
   type ThreadRequest,
   type ToThread,
 } from "./thread-protocol.ts";
+import { threadStart } from "./thread-start.ts";
 
 /**
  * An engine thread of `rehearse serve --threads N`: it plans the same grid as the main thread
