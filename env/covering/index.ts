@@ -4,7 +4,7 @@ import { Cover } from "./cover.ts";
 import { greedyRows, rankByGain } from "./greedy.ts";
 import { completeRow, type Reachability, reachablePairs } from "./rows.ts";
 import { type CoveringProblem, PairSpace, type ValuePair } from "./space.ts";
-import { repair } from "./tabu.ts";
+import { REMOVAL_CHECKPOINTS, repair } from "./tabu.ts";
 
 export { type Bounds, binaryBound, boundsOf } from "./bound.ts";
 export { MinHeap } from "./heap.ts";
@@ -91,7 +91,12 @@ export function coveringArrayOver(
   const cover = budget > 0 && best.length > lowerBound ? coverOf(space, reach, best) : null;
   while (cover !== null && best.length > lowerBound) {
     cover.removeRow(fewestUniquePairs(cover, shrink));
-    const result = repair(cover, { rng: shrink, maxIterations: budget, tenure: TENURE });
+    const result = repair(cover, {
+      rng: shrink,
+      maxIterations: budget,
+      tenure: TENURE,
+      checkpoints: REMOVAL_CHECKPOINTS,
+    });
     iterations += result.iterations;
     if (!result.covered) break;
     best = rowsOf(cover);

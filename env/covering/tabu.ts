@@ -11,7 +11,31 @@ export interface RepairOptions {
   tenure: number;
   /** Axes whose values must not change (1 = frozen). */
   frozen?: Uint8Array;
+  /** Points at which a repair too far from covering gives up early (none: it runs its whole budget). */
+  checkpoints?: readonly Checkpoint[];
 }
+
+/** At `share` of its budget, a repair that has never had `uncovered` or fewer pairs left gives up. */
+export interface Checkpoint {
+  share: number;
+  uncovered: number;
+}
+
+/**
+ * When a row removal is hopeless. A removal that fails spends its whole budget, and short of the
+ * lower bound the last one fails: 62–90 % of the search on the large classic grids. Failing repairs stay far from
+ * covering (12 or more pairs open at 15 % of the budget on those grids), while those that succeed
+ * get close early: over 14 grids × 30 seeds (2,808 successful removals), at most 11, 7, 7, 5 and 2
+ * pairs were still open at 10, 15, 25, 50 and 75 % of the budget. Each limit is that most plus two;
+ * on 840 runs with other seeds no array came out larger, and they took a quarter less time.
+ */
+export const REMOVAL_CHECKPOINTS: readonly Checkpoint[] = [
+  { share: 0.1, uncovered: 13 },
+  { share: 0.15, uncovered: 9 },
+  { share: 0.25, uncovered: 9 },
+  { share: 0.5, uncovered: 7 },
+  { share: 0.75, uncovered: 4 },
+];
 
 /**
  * Tabu search at a fixed row count (after Nurmela): take an uncovered pair, look at every row that
@@ -28,9 +52,18 @@ export function repair(
   const frozen = options.frozen ?? new Uint8Array(space.k);
   const k = space.k;
   const tabuUntil = new Float64Array(cover.n * k);
+  const checkpoints = options.checkpoints ?? [];
+  let next = 0;
+  let nextAt = checkpointAt(checkpoints, next, maxIterations);
   let best = cover.uncoveredCount;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     if (cover.uncoveredCount === 0) return { covered: true, iterations: iteration - 1 };
+    // A while: in a tiny budget two checkpoints can fall on one iteration.
+    while (iteration === nextAt) {
+      if (best > (checkpoints[next] as Checkpoint).uncovered)
+        return { covered: false, iterations: iteration - 1 };
+      nextAt = checkpointAt(checkpoints, ++next, maxIterations);
+    }
     stillWorking("making the covering array smaller");
     const p = cover.uncovered[rng.int(cover.uncoveredCount)] as number;
     const i = space.axisA[p] as number;
@@ -87,6 +120,12 @@ export function repair(
     if (cover.uncoveredCount < best) best = cover.uncoveredCount;
   }
   return { covered: cover.uncoveredCount === 0, iterations: maxIterations };
+}
+
+/** The iteration of checkpoint `at` within a budget, or 0 past the last one. */
+function checkpointAt(checkpoints: readonly Checkpoint[], at: number, budget: number): number {
+  const checkpoint = checkpoints[at];
+  return checkpoint ? Math.max(1, Math.round(checkpoint.share * budget)) : 0;
 }
 
 /** No row holds either value: write both into a random row where that is allowed. */
