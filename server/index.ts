@@ -38,10 +38,9 @@ import {
 } from "../spec/index.ts";
 import { createApp } from "./app.ts";
 import { dealtEpisode, Engine, settle } from "./engine.ts";
-import { FinishedEpisodes, freeze } from "./freeze.ts";
+import { HeldEpisodes } from "./held-episodes.ts";
 import { Metrics } from "./metrics.ts";
 import { encodeReply, wireError } from "./protocol.ts";
-import { ReportPages } from "./report-pages.ts";
 import { EngineThreads } from "./threads.ts";
 
 /** How long shutdown waits for steps in flight, then for clients to answer the close. */
@@ -107,48 +106,63 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     stepRate: o.stepRate,
     idleTtl: o.idleTtl,
   };
-  const finished = new FinishedEpisodes(o.keepEpisodes, o.keepBytes);
+  const roleNames = { maxTurns, simulator: roles.writer.name, userModel: roles.userModel.name };
+  const held = await HeldEpisodes.start({
+    spec: agent.spec,
+    specHash: agent.hash,
+    rows: o.rows ?? DEFAULTS.rows,
+    seed: o.seed,
+    limits: { keep: o.keepEpisodes, keepBytes: o.keepBytes },
+    roles: roleNames,
+    folder: o.freezeDir ?? process.cwd(),
+  });
   // What the main thread answers itself (capacity at the door); each engine counts its own.
   const metrics = new Metrics();
   const sessions = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
   let engine: Engine | null = null;
   let threads: EngineThreads | null = null;
-  if (o.threads > 0) {
-    const functions = {
-      grader: graderModule ? undefined : grader,
-      writer,
-      userModel,
-      createEpisode,
-    };
-    const custom = Object.entries(functions).find(([, role]) => role !== undefined);
-    if (custom)
-      throw new InputError("serve options", [
+  // Nothing may outlive a server that failed to start: the held-episodes thread is stopped too.
+  try {
+    if (o.threads > 0) {
+      const functions = {
+        grader: graderModule ? undefined : grader,
+        writer,
+        userModel,
+        createEpisode,
+      };
+      const custom = Object.entries(functions).find(([, role]) => role !== undefined);
+      if (custom)
+        throw new InputError("serve options", [
+          {
+            path: custom[0],
+            message: `engine threads play with the offline writer and person, and grade with a grader module given by its path; a ${custom[0]} given as a function runs on the main thread only: serve with threads 0 (no --threads)`,
+          },
+        ]);
+      threads = await EngineThreads.start(
+        o.threads,
         {
-          path: custom[0],
-          message: `engine threads play with the offline writer and person, and grade with a grader module given by its path; a ${custom[0]} given as a function runs on the main thread only: serve with threads 0 (no --threads)`,
+          spec: agent.spec,
+          specHash: agent.hash,
+          rows: o.rows ?? DEFAULTS.rows,
+          seed: o.seed,
+          maxTurns,
+          ...(graderModule ? { grader: graderModule } : {}),
+          ...limits,
+          sessions: sessions.buffer as SharedArrayBuffer,
         },
-      ]);
-    threads = await EngineThreads.start(
-      o.threads,
-      {
-        spec: agent.spec,
-        specHash: agent.hash,
-        rows: o.rows ?? DEFAULTS.rows,
-        seed: o.seed,
-        maxTurns,
-        ...(graderModule ? { grader: graderModule } : {}),
-        ...limits,
-        sessions: sessions.buffer as SharedArrayBuffer,
-      },
-      (line) => finished.addLine(line),
-    );
-  } else {
-    engine = new Engine({
-      limits,
-      newEpisode: () => newEpisode({ agent, situations, maxTurns }),
-      hooks: { ...(grader ? { grader } : {}), finished: (row) => finished.add(row) },
-      shared: sessions,
-    });
+        (line) => held.addLine(line),
+      );
+    } else {
+      engine = new Engine({
+        limits,
+        newEpisode: () => newEpisode({ agent, situations, maxTurns }),
+        hooks: { ...(grader ? { grader } : {}), finished: (row) => held.add(row) },
+        shared: sessions,
+      });
+    }
+  } catch (error) {
+    await held.close();
+    throw error;
   }
   const connectionCount = () => threads?.connections ?? engine?.connections.size ?? 0;
 
@@ -197,49 +211,17 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     });
   };
 
-  const freezeSetting = {
-    agent,
-    plan,
-    roles: { maxTurns, simulator: roles.writer.name, userModel: roles.userModel.name },
-  };
-  const reportPages = new ReportPages({
-    spec: agent.spec,
-    specHash: agent.hash,
-    rows: o.rows ?? DEFAULTS.rows,
-    seed: o.seed,
-    limits: { keep: finished.keep, keepBytes: finished.keepBytes },
-    roles: freezeSetting.roles,
-  });
-  let shownReport: { version: number; conversations?: number; page: Promise<string> } | null = null;
   const app = createApp({
     ...(o.token ? { token: o.token } : {}),
     agent,
     metricsText,
-    freeze: (request) =>
-      freeze(finished, request, { folder: o.freezeDir ?? process.cwd(), ...freezeSetting }),
-    report: (conversations) => {
-      // Made on the report thread, and again only once the held episodes change. A page that
-      // failed is not kept: the next request asks again.
-      if (
-        shownReport?.version !== finished.version ||
-        shownReport.conversations !== conversations
-      ) {
-        const page = reportPages.page(finished.peek(), conversations);
-        const shown = {
-          version: finished.version,
-          ...(conversations === undefined ? {} : { conversations }),
-          page,
-        };
-        shownReport = shown;
-        page.catch(() => {
-          if (shownReport === shown) shownReport = null;
-        });
-      }
-      return shownReport.page;
-    },
+    freeze: (request) => held.freeze(request),
+    report: (conversations) => held.report(conversations),
     accept,
     unhealthy: () =>
-      threads && !threads.running ? "every engine thread has stopped: restart the server" : null,
+      threads && !threads.running
+        ? "every engine thread has stopped: restart the server"
+        : held.unhealthy,
   });
   // Frames a little over the limit are read and answered VALIDATION_ERROR; far over it, ws closes with 1009.
   const wss = new WebSocketServer({
@@ -259,6 +241,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
     });
   } catch (error) {
     await (threads ? threads.close() : engine?.drain(0));
+    await held.close();
     throw error;
   }
 
@@ -278,7 +261,7 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
         wss.close();
         http.closeAllConnections();
         await threads?.close();
-        await reportPages.close();
+        await held.close();
         await stopped;
       })();
       return closing;

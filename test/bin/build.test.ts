@@ -82,11 +82,11 @@ describe("the built CLI (npm run build)", () => {
     const theirs = join(folder, "source.jsonl");
     // Built, two worker threads play the episodes from the bundle's worker.js; the tsx run plays
     // them on its one thread (24 rows are too few for workers by default). The server's engine
-    // threads and its report thread are built beside it.
+    // threads and its held-episodes thread are built beside it.
     expect([...built.workers].sort()).toEqual([
       "env/workers/worker.ts",
       "server/engine-thread.ts",
-      "server/report-thread.ts",
+      "server/held-thread.ts",
     ]);
     const simulated = await run([...simulate(ours), "--workers", "2"]);
     expect(simulated.stderr).toBe("");

@@ -1,10 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Agent, loadDataset, OfflineAgent, rollout, simulate } from "../../index.ts";
+import { Agent, InputError, loadDataset, OfflineAgent, rollout, simulate } from "../../index.ts";
 import { EnvClient } from "../../sdk-client/index.ts";
 import { FinishedEpisodes } from "../../server/freeze.ts";
+import { HeldEpisodes } from "../../server/held-episodes.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
 
 let agent: Agent;
@@ -108,5 +109,89 @@ describe("finished episodes kept for a freeze", () => {
     const result = (await written.json()) as { rows: number; path: string };
     expect(result.rows).toBe(2);
     expect((await loadDataset(result.path)).size).toBe(2);
+  });
+
+  it("is written off the main thread: steps keep being answered while many held episodes are frozen", async () => {
+    const busy = await serve(agent, { port: 0, rows: 6, stepRate: 1e6, freezeDir: folder });
+    try {
+      const played = async (lane: number) => {
+        const client = new EnvClient(busy.wsUrl);
+        for (let seed = lane; seed < 1200; seed += 8)
+          await rollout(client, new OfflineAgent().start(agent, seed), { seed });
+        await client.close();
+      };
+      await Promise.all(Array.from({ length: 8 }, (_, lane) => played(lane)));
+      const client = new EnvClient(busy.wsUrl);
+      await client.reset({ seed: 1 });
+      let written = false;
+      const frozen = fetch(`${busy.url}/v1/freeze`, {
+        method: "POST",
+        body: JSON.stringify({ name: "busy.jsonl" }),
+      }).then(async (response) => {
+        written = true;
+        return (await response.json()) as { rows: number };
+      });
+      let answered = 0;
+      while (!written) {
+        const result = await client.step({ role: "assistant", content: "Could you tell me more?" });
+        if (result.done) await client.reset({ seed: answered });
+        answered++;
+      }
+      expect((await frozen).rows).toBeGreaterThanOrEqual(1200);
+      // Written on the main thread, a freeze of 1,200 episodes let 26 and 27 steps through in two runs; here 731–955.
+      expect(answered).toBeGreaterThan(200);
+      await client.close();
+    } finally {
+      await busy.close();
+    }
+  }, 120_000);
+});
+
+describe("the held-episodes thread", () => {
+  it("that stops fails the freezes and pages asked of it, and says how many episodes it could not keep", async () => {
+    const held = await HeldEpisodes.start({
+      spec: agent.spec,
+      specHash: "not the spec's hash",
+      rows: 6,
+      seed: undefined,
+      limits: { keep: 10, keepBytes: 1 << 20 },
+      roles: { maxTurns: 30, simulator: "offline", userModel: "offline" },
+      folder,
+    });
+    try {
+      await expect(held.freeze({ name: "lost.jsonl" })).rejects.toThrow(
+        /the held-episodes thread stopped \(held-episodes thread: the spec hashes to \w+, not not the spec's hash\)/,
+      );
+      held.addLine('{"id":"row_1"}');
+      held.addLine('{"id":"row_2"}');
+      expect(held.unhealthy).toMatch(
+        /^the held-episodes thread stopped \(.*\); 2 finished episodes since were not kept: restart the server$/,
+      );
+      await expect(held.report()).rejects.toThrow(/the held-episodes thread stopped/);
+    } finally {
+      await held.close();
+    }
+  });
+
+  it("answers a page it cannot make with the reason, and goes on holding episodes", async () => {
+    const held = await HeldEpisodes.start({
+      spec: agent.spec,
+      specHash: agent.hash,
+      rows: 6,
+      seed: undefined,
+      limits: { keep: 10, keepBytes: 1 << 20 },
+      roles: { maxTurns: 30, simulator: "offline", userModel: "offline" },
+      folder,
+    });
+    try {
+      held.addLine('{"id":"row_without_a_situation"}');
+      await expect(held.report()).rejects.toThrow(/reading 'axes'/);
+      expect(held.unhealthy).toBeNull();
+      // Refused before anything is taken: a name in use, answered as the input error it is (409).
+      await writeFile(join(folder, "in-use.jsonl"), "");
+      await expect(held.freeze({ name: "in-use.jsonl" })).rejects.toThrow(InputError);
+    } finally {
+      await held.close();
+    }
   });
 });

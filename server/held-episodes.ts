@@ -1,0 +1,117 @@
+import { Worker } from "node:worker_threads";
+import { InputError, threadModule } from "../env/index.ts";
+import type { FreezeRequest, FreezeResult, Row } from "../spec/index.ts";
+import type { HeldAnswer, HeldMessage, HeldThreadSetup } from "./held-protocol.ts";
+
+/** An ask of the held-episodes thread, before its number is given. */
+type Ask = { kind: "report"; conversations?: number } | { kind: "freeze"; request: FreezeRequest };
+
+/**
+ * The main thread's side of the held-episodes thread (`held-thread.ts`): finished episodes go to
+ * it as JSON lines, and `GET /report` and `POST /v1/freeze` are asked of it. One port carries both
+ * in order, so a freeze asked after an episode's last reply went out holds that episode. A thread
+ * that stops fails what it owed, and the server says it is unhealthy, with the episodes lost.
+ */
+export class HeldEpisodes {
+  readonly #worker: Worker;
+  readonly #asked = new Map<number, (answer: HeldAnswer) => void>();
+  #nextAsk = 0;
+  /** Why the thread stopped, once it has. */
+  #stopped: string | null = null;
+  /** Episodes finished since the thread stopped: nowhere to keep them. */
+  #lost = 0;
+
+  private constructor(worker: Worker) {
+    this.#worker = worker;
+    worker.on("message", (answer: HeldAnswer) => {
+      const waiting = this.#asked.get(answer.ask);
+      this.#asked.delete(answer.ask);
+      if (this.#asked.size === 0) worker.unref();
+      waiting?.(answer);
+    });
+    worker.on("error", (error) => this.#stop(error.message));
+    worker.on("exit", (code) => this.#stop(`exited with code ${code}`));
+    // Held only while an ask waits. After the listeners: adding one to a worker let go takes it back.
+    worker.unref();
+  }
+
+  /** Starts the thread; episodes added before it has planned its grid wait on its port. */
+  static async start(setup: HeldThreadSetup): Promise<HeldEpisodes> {
+    const module = await threadModule(
+      import.meta.url,
+      new URL("./held-thread.js", import.meta.url),
+      new URL("./held-thread.ts", import.meta.url),
+    );
+    return new HeldEpisodes(new Worker(module, { workerData: setup }));
+  }
+
+  /** Holds a finished episode's row for the next freeze. */
+  add(row: Row): void {
+    this.addLine(JSON.stringify(row));
+  }
+
+  /** Holds a row already written as its JSON line (by an engine thread). */
+  addLine(line: string): void {
+    if (this.#stopped !== null) this.#lost++;
+    else this.#post({ kind: "add", line });
+  }
+
+  /** The page of the held episodes, listing at most `conversations` of them (2,000 by default). */
+  async report(conversations?: number): Promise<string> {
+    const answer = await this.#ask({
+      kind: "report",
+      ...(conversations === undefined ? {} : { conversations }),
+    });
+    if ("page" in answer) return answer.page;
+    throw failure(answer);
+  }
+
+  /** Writes the held episodes as a dataset (`POST /v1/freeze`); a request refused throws an {@link InputError}. */
+  async freeze(request: FreezeRequest): Promise<FreezeResult> {
+    const answer = await this.#ask({ kind: "freeze", request });
+    if ("frozen" in answer) return answer.frozen;
+    throw failure(answer);
+  }
+
+  /** Why the thread cannot hold episodes any more, or null while it runs. */
+  get unhealthy(): string | null {
+    if (this.#stopped === null) return null;
+    return `the held-episodes thread stopped (${this.#stopped}); ${this.#lost} finished episodes since were not kept: restart the server`;
+  }
+
+  /** Stops the thread; what it still owed fails. */
+  async close(): Promise<void> {
+    this.#stop("the server is closing");
+    await this.#worker.terminate();
+  }
+
+  #ask(ask: Ask): Promise<HeldAnswer> {
+    if (this.#stopped !== null)
+      return Promise.reject(new Error(`the held-episodes thread stopped (${this.#stopped})`));
+    const number = this.#nextAsk++;
+    if (this.#asked.size === 0) this.#worker.ref();
+    return new Promise((resolve) => {
+      this.#asked.set(number, resolve);
+      this.#post({ ...ask, ask: number });
+    });
+  }
+
+  #post(message: HeldMessage): void {
+    this.#worker.postMessage(message);
+  }
+
+  #stop(why: string): void {
+    this.#stopped ??= why;
+    for (const [ask, waiting] of this.#asked)
+      waiting({ ask, error: `the held-episodes thread stopped (${this.#stopped})` });
+    this.#asked.clear();
+  }
+}
+
+/** The error a failed answer stands for: the input refused, as the server answers it (409), or what went wrong. */
+function failure(answer: HeldAnswer): Error {
+  if (!("error" in answer)) return new Error("the held-episodes thread answered out of turn");
+  return answer.refused
+    ? new InputError(answer.refused.what, answer.refused.issues)
+    : new Error(answer.error);
+}

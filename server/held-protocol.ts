@@ -1,0 +1,27 @@
+import type { InputIssue } from "../env/index.ts";
+import type { FreezeRequest, FreezeResult } from "../spec/index.ts";
+import type { FreezeRoles } from "./freeze.ts";
+
+/** What the held-episodes thread is started with: the spec, the plan's settings, the freeze's limits, roles and folder. */
+export interface HeldThreadSetup {
+  spec: unknown;
+  specHash: string;
+  rows: number;
+  seed: number | string | undefined;
+  limits: { keep: number; keepBytes: number };
+  roles: FreezeRoles;
+  /** Where `POST /v1/freeze` writes its datasets. */
+  folder: string;
+}
+
+/** A finished episode's row to hold, the report page asked for, or a freeze. */
+export type HeldMessage =
+  | { kind: "add"; line: string }
+  | { kind: "report"; ask: number; conversations?: number }
+  | { kind: "freeze"; ask: number; request: FreezeRequest };
+
+/** The answer to an ask: the page, the freeze's result, or why it failed (with the issues of an input refused). */
+export type HeldAnswer =
+  | { ask: number; page: string }
+  | { ask: number; frozen: FreezeResult }
+  | { ask: number; error: string; refused?: { what: string; issues: InputIssue[] } };
