@@ -3,6 +3,9 @@ import { InputError, threadModule } from "../env/index.ts";
 import type { FreezeRequest, FreezeResult, Row } from "../spec/index.ts";
 import type { HeldAnswer, HeldMessage, HeldThreadSetup } from "./held-protocol.ts";
 
+/** How long a closing server lets a freeze under way finish writing. */
+const CLOSE_GRACE_MS = 10_000;
+
 /** An ask of the held-episodes thread, before its number is given. */
 type Ask = { kind: "report"; conversations?: number } | { kind: "freeze"; request: FreezeRequest };
 
@@ -20,14 +23,19 @@ export class HeldEpisodes {
   #stopped: string | null = null;
   /** Episodes finished since the thread stopped: nowhere to keep them. */
   #lost = 0;
+  /** Called once no ask waits (a close waiting for a freeze under way). */
+  #idle: (() => void) | null = null;
 
   private constructor(worker: Worker) {
     this.#worker = worker;
     worker.on("message", (answer: HeldAnswer) => {
       const waiting = this.#asked.get(answer.ask);
       this.#asked.delete(answer.ask);
-      if (this.#asked.size === 0) worker.unref();
       waiting?.(answer);
+      if (this.#asked.size === 0) {
+        worker.unref();
+        this.#idle?.();
+      }
     });
     worker.on("error", (error) => this.#stop(error.message));
     worker.on("exit", (code) => this.#stop(`exited with code ${code}`));
@@ -76,11 +84,23 @@ export class HeldEpisodes {
   /** Why the thread cannot hold episodes any more, or null while it runs. */
   get unhealthy(): string | null {
     if (this.#stopped === null) return null;
-    return `the held-episodes thread stopped (${this.#stopped}); ${this.#lost} finished episodes since were not kept: restart the server`;
+    return `the held-episodes thread stopped (${this.#stopped}): the episodes it held are lost, and ${this.#lost} finished since were not kept; restart the server`;
   }
 
-  /** Stops the thread; what it still owed fails. */
-  async close(): Promise<void> {
+  /** Lets a freeze or page under way finish (for at most `graceMs`), then stops the thread; what it still owed fails. */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    if (this.#asked.size > 0 && this.#stopped === null) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          this.#idle = resolve;
+        }),
+        new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, graceMs);
+        }),
+      ]);
+      clearTimeout(timer);
+    }
     this.#stop("the server is closing");
     await this.#worker.terminate();
   }

@@ -165,7 +165,7 @@ describe("the held-episodes thread", () => {
       held.addLine('{"id":"row_1"}');
       held.addLine('{"id":"row_2"}');
       expect(held.unhealthy).toMatch(
-        /^the held-episodes thread stopped \(.*\); 2 finished episodes since were not kept: restart the server$/,
+        /^the held-episodes thread stopped \(.*\): the episodes it held are lost, and 2 finished since were not kept; restart the server$/,
       );
       await expect(held.report()).rejects.toThrow(/the held-episodes thread stopped/);
     } finally {
@@ -193,5 +193,23 @@ describe("the held-episodes thread", () => {
     } finally {
       await held.close();
     }
+  });
+
+  it("closing, lets a freeze under way finish writing before it stops", async () => {
+    const rows = await (await simulate(agent, { rows: 300, seed: 4 })).rows();
+    const held = await HeldEpisodes.start({
+      spec: agent.spec,
+      specHash: agent.hash,
+      rows: 6,
+      seed: undefined,
+      limits: { keep: 1000, keepBytes: 1 << 30 },
+      roles: { maxTurns: 30, simulator: "offline", userModel: "offline" },
+      folder,
+    });
+    for (const row of rows) held.add(row);
+    const frozen = held.freeze({ name: "closing.jsonl" });
+    await held.close();
+    expect((await frozen).rows).toBe(300);
+    expect((await loadDataset(join(folder, "closing.jsonl"))).size).toBe(300);
   });
 });
