@@ -1,7 +1,13 @@
 import { Worker } from "node:worker_threads";
-import { InputError, threadModule } from "../env/index.ts";
+import { InputError, messageOf, threadModule } from "../env/index.ts";
 import type { FreezeRequest, FreezeResult, Row } from "../spec/index.ts";
-import type { HeldAnswer, HeldMessage, HeldThreadSetup } from "./held-protocol.ts";
+import { settle } from "./engine.ts";
+import {
+  HELD_READY,
+  type HeldAnswer,
+  type HeldMessage,
+  type HeldThreadSetup,
+} from "./held-protocol.ts";
 
 /** How long a closing server lets a freeze under way finish writing. */
 const CLOSE_GRACE_MS = 10_000;
@@ -28,7 +34,8 @@ export class HeldEpisodes {
 
   private constructor(worker: Worker) {
     this.#worker = worker;
-    worker.on("message", (answer: HeldAnswer) => {
+    worker.on("message", (answer: HeldAnswer | typeof HELD_READY) => {
+      if (answer === HELD_READY) return;
       const waiting = this.#asked.get(answer.ask);
       this.#asked.delete(answer.ask);
       waiting?.(answer);
@@ -37,20 +44,38 @@ export class HeldEpisodes {
         this.#idle?.();
       }
     });
-    worker.on("error", (error) => this.#stop(error.message));
-    worker.on("exit", (code) => this.#stop(`exited with code ${code}`));
+    worker.on("error", (error) => this.#lose(error.message));
+    worker.on("exit", (code) => this.#lose(`exited with code ${code}`));
     // Held only while an ask waits. After the listeners: adding one to a worker let go takes it back.
     worker.unref();
   }
 
-  /** Starts the thread; episodes added before it has planned its grid wait on its port. */
+  /** Starts the thread and resolves once it holds episodes; one that cannot start fails with its reason. */
   static async start(setup: HeldThreadSetup): Promise<HeldEpisodes> {
     const module = await threadModule(
       import.meta.url,
       new URL("./held-thread.js", import.meta.url),
       new URL("./held-thread.ts", import.meta.url),
     );
-    return new HeldEpisodes(new Worker(module, { workerData: setup }));
+    const worker = new Worker(module, { workerData: setup });
+    let failed: (why: string) => void = () => {};
+    const onError = (error: Error) => failed(error.message);
+    const onExit = (code: number) => failed(`exited with code ${code}`);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        failed = (why) => reject(new Error(why));
+        worker.once("message", (message) =>
+          message === HELD_READY ? resolve() : failed(`it first sent ${JSON.stringify(message)}`),
+        );
+        worker.on("error", onError).on("exit", onExit);
+      });
+    } catch (error) {
+      await worker.terminate();
+      throw new Error(`the held-episodes thread could not start: ${messageOf(error)}`);
+    } finally {
+      worker.off("error", onError).off("exit", onExit);
+    }
+    return new HeldEpisodes(worker);
   }
 
   /** Holds a finished episode's row for the next freeze. */
@@ -87,20 +112,20 @@ export class HeldEpisodes {
     return `the held-episodes thread stopped (${this.#stopped}): the episodes it held are lost, and ${this.#lost} finished since were not kept; restart the server`;
   }
 
+  /** Resolves once no freeze or page is under way, or after `graceMs`, whichever is first. */
+  async settle(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    if (this.#asked.size === 0 || this.#stopped !== null) return;
+    await settle(
+      new Promise<void>((resolve) => {
+        this.#idle = resolve;
+      }),
+      graceMs,
+    );
+  }
+
   /** Lets a freeze or page under way finish (for at most `graceMs`), then stops the thread; what it still owed fails. */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
-    if (this.#asked.size > 0 && this.#stopped === null) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        new Promise<void>((resolve) => {
-          this.#idle = resolve;
-        }),
-        new Promise<void>((resolve) => {
-          timer = setTimeout(resolve, graceMs);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    await this.settle(graceMs);
     this.#stop("the server is closing");
     await this.#worker.terminate();
   }
@@ -120,11 +145,22 @@ export class HeldEpisodes {
     this.#worker.postMessage(message);
   }
 
+  /** The thread stopped by itself: said as a warning, and the server is unhealthy from now on. */
+  #lose(why: string): void {
+    if (this.#stopped !== null) return;
+    process.emitWarning(
+      `the held-episodes thread stopped (${why}): the episodes it held are lost, and those finished from now on are not kept`,
+      { code: "REHEARSE_HELD_THREAD" },
+    );
+    this.#stop(why);
+  }
+
   #stop(why: string): void {
     this.#stopped ??= why;
     for (const [ask, waiting] of this.#asked)
       waiting({ ask, error: `the held-episodes thread stopped (${this.#stopped})` });
     this.#asked.clear();
+    this.#idle?.();
   }
 }
 

@@ -20,6 +20,9 @@ export type HeldMessage =
   | { kind: "report"; ask: number; conversations?: number }
   | { kind: "freeze"; ask: number; request: FreezeRequest };
 
+/** Sent once the thread has planned its grid and holds episodes. */
+export const HELD_READY = "ready";
+
 /** The answer to an ask: the page, the freeze's result, or why it failed (with the issues of an input refused). */
 export type HeldAnswer =
   | { ask: number; page: string }

@@ -2,7 +2,12 @@ import { workerData } from "node:worker_threads";
 import { InputError, messageOf, Planner } from "../env/index.ts";
 import { renderReport } from "../exporters/index.ts";
 import { FinishedEpisodes, freeze, heldDataset } from "./freeze.ts";
-import type { HeldAnswer, HeldMessage, HeldThreadSetup } from "./held-protocol.ts";
+import {
+  HELD_READY,
+  type HeldAnswer,
+  type HeldMessage,
+  type HeldThreadSetup,
+} from "./held-protocol.ts";
 import { threadStart } from "./thread-start.ts";
 
 /**
@@ -42,6 +47,8 @@ port.on("message", (message: HeldMessage) => {
       } satisfies HeldAnswer),
   );
 });
+
+port.postMessage(HELD_READY);
 
 /** The page of the held episodes, listing at most `conversations` of them; taking none. */
 function report(conversations: number | undefined): Promise<string> {

@@ -259,6 +259,10 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
         await settle(Promise.all([...wss.clients].map((client) => closed(client))), CLOSE_GRACE_MS);
         for (const client of wss.clients) client.terminate();
         wss.close();
+        // A freeze under way finishes, and its reply goes out before the connections are cut.
+        await held.settle();
+        http.closeIdleConnections();
+        await settle(stopped, CLOSE_GRACE_MS);
         http.closeAllConnections();
         await threads?.close();
         await held.close();

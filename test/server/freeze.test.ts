@@ -1,11 +1,12 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Agent, InputError, loadDataset, OfflineAgent, rollout, simulate } from "../../index.ts";
 import { EnvClient } from "../../sdk-client/index.ts";
 import { FinishedEpisodes } from "../../server/freeze.ts";
 import { HeldEpisodes } from "../../server/held-episodes.ts";
+import type { HeldThreadSetup } from "../../server/held-protocol.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
 
 let agent: Agent;
@@ -116,9 +117,12 @@ describe("finished episodes kept for a freeze", () => {
     try {
       const played = async (lane: number) => {
         const client = new EnvClient(busy.wsUrl);
-        for (let seed = lane; seed < 1200; seed += 8)
-          await rollout(client, new OfflineAgent().start(agent, seed), { seed });
-        await client.close();
+        try {
+          for (let seed = lane; seed < 1200; seed += 8)
+            await rollout(client, new OfflineAgent().start(agent, seed), { seed });
+        } finally {
+          await client.close();
+        }
       };
       await Promise.all(Array.from({ length: 8 }, (_, lane) => played(lane)));
       const client = new EnvClient(busy.wsUrl);
@@ -147,42 +151,55 @@ describe("finished episodes kept for a freeze", () => {
   }, 120_000);
 });
 
+/** A held-episodes thread's setup for the retail example, with `changes` over it. */
+function setupOf(changes: Partial<HeldThreadSetup>): HeldThreadSetup {
+  return {
+    spec: agent.spec,
+    specHash: agent.hash,
+    rows: 6,
+    seed: undefined,
+    limits: { keep: 10, keepBytes: 1 << 20 },
+    roles: { maxTurns: 30, simulator: "offline", userModel: "offline" },
+    folder,
+    ...changes,
+  };
+}
+
 describe("the held-episodes thread", () => {
-  it("that stops fails the freezes and pages asked of it, and says how many episodes it could not keep", async () => {
-    const held = await HeldEpisodes.start({
-      spec: agent.spec,
-      specHash: "not the spec's hash",
-      rows: 6,
-      seed: undefined,
-      limits: { keep: 10, keepBytes: 1 << 20 },
-      roles: { maxTurns: 30, simulator: "offline", userModel: "offline" },
-      folder,
-    });
+  it("that cannot start fails the start with its reason", async () => {
+    await expect(HeldEpisodes.start(setupOf({ specHash: "not the spec's hash" }))).rejects.toThrow(
+      /^the held-episodes thread could not start: held-episodes thread: the spec hashes to \w+, not not the spec's hash$/,
+    );
+  });
+
+  it("that stops fails what it owed at once, warns, and says how many episodes it could not keep", async () => {
+    const warned = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    const held = await HeldEpisodes.start(setupOf({}));
     try {
-      await expect(held.freeze({ name: "lost.jsonl" })).rejects.toThrow(
-        /the held-episodes thread stopped \(held-episodes thread: the spec hashes to \w+, not not the spec's hash\)/,
-      );
+      const owed = held.freeze({ name: "lost.jsonl" });
+      // Only JSON lines are ever sent: anything else stops the thread, as a crash would.
+      held.addLine(42 as unknown as string);
+      await expect(owed).rejects.toThrow(/the held-episodes thread stopped/);
+      // Nothing is under way any more: a closing server does not wait out its grace for it.
+      await held.settle(60_000);
       held.addLine('{"id":"row_1"}');
       held.addLine('{"id":"row_2"}');
       expect(held.unhealthy).toMatch(
         /^the held-episodes thread stopped \(.*\): the episodes it held are lost, and 2 finished since were not kept; restart the server$/,
       );
       await expect(held.report()).rejects.toThrow(/the held-episodes thread stopped/);
+      expect(warned).toHaveBeenCalledWith(
+        expect.stringMatching(/^the held-episodes thread stopped/),
+        expect.objectContaining({ code: "REHEARSE_HELD_THREAD" }),
+      );
     } finally {
+      warned.mockRestore();
       await held.close();
     }
-  });
+  }, 20_000);
 
   it("answers a page it cannot make with the reason, and goes on holding episodes", async () => {
-    const held = await HeldEpisodes.start({
-      spec: agent.spec,
-      specHash: agent.hash,
-      rows: 6,
-      seed: undefined,
-      limits: { keep: 10, keepBytes: 1 << 20 },
-      roles: { maxTurns: 30, simulator: "offline", userModel: "offline" },
-      folder,
-    });
+    const held = await HeldEpisodes.start(setupOf({}));
     try {
       held.addLine('{"id":"row_without_a_situation"}');
       await expect(held.report()).rejects.toThrow(/reading 'axes'/);
@@ -195,17 +212,33 @@ describe("the held-episodes thread", () => {
     }
   });
 
+  it("a server closing sends the reply of a freeze under way before it cuts the connection", async () => {
+    const closing = await serve(agent, { port: 0, rows: 6, stepRate: 1e6, freezeDir: folder });
+    const played = async (lane: number) => {
+      const client = new EnvClient(closing.wsUrl);
+      try {
+        for (let seed = lane; seed < 600; seed += 8)
+          await rollout(client, new OfflineAgent().start(agent, seed), { seed });
+      } finally {
+        await client.close();
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, (_, lane) => played(lane)));
+    const reply = fetch(`${closing.url}/v1/freeze`, {
+      method: "POST",
+      body: JSON.stringify({ name: "while-closing.jsonl" }),
+    });
+    // The request is in; the thread is still reading 600 episodes when the close begins.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await closing.close();
+    const response = await reply;
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { rows: number }).rows).toBe(600);
+  }, 120_000);
+
   it("closing, lets a freeze under way finish writing before it stops", async () => {
     const rows = await (await simulate(agent, { rows: 300, seed: 4 })).rows();
-    const held = await HeldEpisodes.start({
-      spec: agent.spec,
-      specHash: agent.hash,
-      rows: 6,
-      seed: undefined,
-      limits: { keep: 1000, keepBytes: 1 << 30 },
-      roles: { maxTurns: 30, simulator: "offline", userModel: "offline" },
-      folder,
-    });
+    const held = await HeldEpisodes.start(setupOf({ limits: { keep: 1000, keepBytes: 1 << 30 } }));
     for (const row of rows) held.add(row);
     const frozen = held.freeze({ name: "closing.jsonl" });
     await held.close();
