@@ -126,6 +126,11 @@ export class HeldEpisodes {
   /** Lets a freeze or page under way finish (for at most `graceMs`), then stops the thread; what it still owed fails. */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
     await this.settle(graceMs);
+    if (this.#asked.size > 0 && this.#stopped === null)
+      process.emitWarning(
+        `the server closed with ${this.#asked.size} freeze or report requests still under way after ${graceMs} ms: they were cut, and the episodes a cut freeze had taken are lost`,
+        { code: "REHEARSE_HELD_THREAD" },
+      );
     this.#stop("the server is closing");
     await this.#worker.terminate();
   }

@@ -236,6 +236,24 @@ describe("the held-episodes thread", () => {
     expect(((await response.json()) as { rows: number }).rows).toBe(600);
   }, 120_000);
 
+  it("closing past its grace, cuts what is under way and warns that it did", async () => {
+    const warned = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
+    const held = await HeldEpisodes.start(setupOf({}));
+    try {
+      const owed = held.report().catch((error: Error) => error.message);
+      await held.close(0);
+      expect(await owed).toBe("the held-episodes thread stopped (the server is closing)");
+      expect(warned).toHaveBeenCalledWith(
+        expect.stringMatching(
+          /^the server closed with 1 freeze or report requests still under way after 0 ms/,
+        ),
+        expect.objectContaining({ code: "REHEARSE_HELD_THREAD" }),
+      );
+    } finally {
+      warned.mockRestore();
+    }
+  });
+
   it("closing, lets a freeze under way finish writing before it stops", async () => {
     const rows = await (await simulate(agent, { rows: 300, seed: 4 })).rows();
     const held = await HeldEpisodes.start(setupOf({ limits: { keep: 1000, keepBytes: 1 << 30 } }));
