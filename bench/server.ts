@@ -1,6 +1,8 @@
 import { execFile } from "node:child_process";
 import { EventEmitter } from "node:events";
+import { mkdtemp, rm } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { WebSocketServer } from "ws";
@@ -230,7 +232,7 @@ interface Best {
  * thread compiles its hot code anew, as a server that runs for hours has long done. Sessions left
  * by a load expire a second after it, so every load finds the slots free.
  */
-async function warmServer(threads: number): Promise<ServerHandle> {
+async function warmServer(threads: number, freezeDir: string): Promise<ServerHandle> {
   const server = await serve(SPEC, {
     port: 0,
     maxSessions: 4096,
@@ -238,6 +240,7 @@ async function warmServer(threads: number): Promise<ServerHandle> {
     maxTurns: 1000,
     idleTtl: 1,
     threads,
+    freezeDir,
   });
   await load(server.wsUrl, 64, WARM_UP_SECONDS);
   return server;
@@ -249,6 +252,40 @@ async function measureServer(server: ServerHandle, sessions: number): Promise<Be
   const before = await metrics();
   const measured = await load(server.wsUrl, sessions);
   return { load: measured, metrics: stepHistogramSince(before, await metrics()) };
+}
+
+/** What a freeze asked in the middle of a load did to it, beside the same load without one. */
+interface FreezeUnderLoad {
+  rows: number;
+  seconds: number;
+  quiet: Measured;
+  frozen: Measured;
+}
+
+/**
+ * A load of 64 sessions with a freeze of every episode the server holds (up to its 10,000) asked
+ * one second in, beside the same load with no freeze just before: how long the freeze took, and
+ * what it did to the round trips while it ran.
+ */
+async function freezeUnderLoad(server: ServerHandle, name: string): Promise<FreezeUnderLoad> {
+  const quiet = await load(server.wsUrl, 64);
+  const loading = load(server.wsUrl, 64);
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const started = performance.now();
+  const response = await fetch(`${server.url}/v1/freeze`, {
+    method: "POST",
+    body: JSON.stringify({ name }),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (!response.ok) throw new Error(`the freeze failed: ${await response.text()}`);
+  const { rows } = (await response.json()) as { rows: number };
+  return { rows, seconds, quiet, frozen: await loading };
+}
+
+/** A load's round-trip p99 and longest, in ms. */
+function tail(measured: Measured): string {
+  const sorted = [...measured.latencies].sort((a, b) => a - b);
+  return `${ms(quantile(sorted, 0.99))} / ${ms(sorted.at(-1) ?? Number.NaN)}`;
 }
 
 const ms = (value: number) => `${value.toFixed(2)} ms`;
@@ -282,7 +319,11 @@ export async function run(): Promise<void> {
   console.log(
     `  the server's Engine serving 64 sockets in this process (envelope, sessions and freeze rows, no socket I/O), the better of 2 runs: ${inProcess.toFixed(0)} µs CPU a frame, the held-episodes thread's included`,
   );
-  const servers = { main: await warmServer(0), threads: await warmServer(THREADS) };
+  const freezeDir = await mkdtemp(join(tmpdir(), "rehearse-bench-freeze-"));
+  const servers = {
+    main: await warmServer(0, freezeDir),
+    threads: await warmServer(THREADS, freezeDir),
+  };
   try {
     for (const sessions of SESSIONS) {
       // Two runs of each, interleaved, the better kept: other work on the machine slows one run, not the figure.
@@ -326,8 +367,15 @@ export async function run(): Promise<void> {
       }
       if (sessions === 64) console.log(`  goal at 64 sessions: ${goals.join("; ")}`);
     }
+    for (const key of ["main", "threads"] as const) {
+      const { rows, seconds, quiet, frozen } = await freezeUnderLoad(servers[key], `${key}.jsonl`);
+      console.log(
+        `  a freeze under a load of 64 sessions (${key === "main" ? "episodes on the main thread" : `${THREADS} engine threads`}): ${rows} held episodes written in ${seconds.toFixed(2)} s, on the thread that holds them; round trip p99 / longest ${tail(frozen)} during it, ${tail(quiet)} in the same load without a freeze`,
+      );
+    }
   } finally {
     await Promise.all([servers.main.close(), servers.threads.close()]);
+    await rm(freezeDir, { recursive: true, force: true });
     for (const socket of echo.clients) socket.terminate();
     echo.close();
   }
