@@ -8,6 +8,7 @@ import { FinishedEpisodes } from "../../server/freeze.ts";
 import { HeldEpisodes } from "../../server/held-episodes.ts";
 import type { HeldThreadSetup } from "../../server/held-protocol.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
+import { playEpisodes } from "./harness.ts";
 
 let agent: Agent;
 let folder: string;
@@ -115,16 +116,7 @@ describe("finished episodes kept for a freeze", () => {
   it("is written off the main thread: steps keep being answered while many held episodes are frozen", async () => {
     const busy = await serve(agent, { port: 0, rows: 6, stepRate: 1e6, freezeDir: folder });
     try {
-      const played = async (lane: number) => {
-        const client = new EnvClient(busy.wsUrl);
-        try {
-          for (let seed = lane; seed < 1200; seed += 8)
-            await rollout(client, new OfflineAgent().start(agent, seed), { seed });
-        } finally {
-          await client.close();
-        }
-      };
-      await Promise.all(Array.from({ length: 8 }, (_, lane) => played(lane)));
+      await playEpisodes(agent, busy.wsUrl, 1200);
       const client = new EnvClient(busy.wsUrl);
       await client.reset({ seed: 1 });
       let written = false;
@@ -214,16 +206,7 @@ describe("the held-episodes thread", () => {
 
   it("a server closing sends the reply of a freeze under way before it cuts the connection", async () => {
     const closing = await serve(agent, { port: 0, rows: 6, stepRate: 1e6, freezeDir: folder });
-    const played = async (lane: number) => {
-      const client = new EnvClient(closing.wsUrl);
-      try {
-        for (let seed = lane; seed < 600; seed += 8)
-          await rollout(client, new OfflineAgent().start(agent, seed), { seed });
-      } finally {
-        await client.close();
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, (_, lane) => played(lane)));
+    await playEpisodes(agent, closing.wsUrl, 600);
     const reply = fetch(`${closing.url}/v1/freeze`, {
       method: "POST",
       body: JSON.stringify({ name: "while-closing.jsonl" }),

@@ -1,6 +1,8 @@
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { Packr } from "msgpackr";
 import WebSocket from "ws";
+import { type Agent, OfflineAgent, rollout } from "../../index.ts";
+import { EnvClient } from "../../sdk-client/index.ts";
 
 const packr = new Packr({ useRecords: false, encodeUndefinedAsNil: true });
 
@@ -142,4 +144,19 @@ export class CuttableProxy {
     this.cut();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
+}
+
+/** Plays `count` offline episodes (seeds 0 to count − 1) on `wsUrl`, eight clients at a time. */
+export async function playEpisodes(agent: Agent, wsUrl: string, count: number): Promise<void> {
+  const lanes = 8;
+  const played = async (lane: number) => {
+    const client = new EnvClient(wsUrl);
+    try {
+      for (let seed = lane; seed < count; seed += lanes)
+        await rollout(client, new OfflineAgent().start(agent, seed), { seed });
+    } finally {
+      await client.close();
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, (_, lane) => played(lane)));
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent, OfflineAgent, rollout } from "../../index.ts";
 import { EnvClient } from "../../sdk-client/index.ts";
 import { type ServerHandle, serve } from "../../server/index.ts";
+import { playEpisodes } from "./harness.ts";
 
 let agent: Agent;
 let folder: string;
@@ -88,13 +89,7 @@ describe("GET /report on rehearse serve", () => {
   it("is made off the main thread: steps keep being answered while the page of many episodes is made", async () => {
     const busy = await serve(agent, { port: 0, rows: 6, stepRate: 1e6, freezeDir: folder });
     try {
-      const played = async (lane: number) => {
-        const client = new EnvClient(busy.wsUrl);
-        for (let seed = lane; seed < 600; seed += 8)
-          await rollout(client, new OfflineAgent().start(agent, seed), { seed });
-        await client.close();
-      };
-      await Promise.all(Array.from({ length: 8 }, (_, lane) => played(lane)));
+      await playEpisodes(agent, busy.wsUrl, 600);
       const client = new EnvClient(busy.wsUrl);
       await client.reset({ seed: 1 });
       let made = false;
