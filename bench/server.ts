@@ -187,8 +187,7 @@ async function inProcessEngine(seconds: number, sessions = 64): Promise<number> 
   const held = await HeldEpisodes.start({
     spec: agent.spec,
     specHash: agent.hash,
-    rows: DEFAULTS.rows,
-    seed: undefined,
+    plan: { rows: DEFAULTS.rows, seed: 0, faultRate: DEFAULTS.faultRate, preferSuccess: true },
     limits: { keep: SERVE_DEFAULTS.keepEpisodes, keepBytes: SERVE_DEFAULTS.keepBytes },
     roles: { maxTurns: 1000, simulator: "offline", userModel: "offline" },
     folder: tmpdir(),

@@ -11,6 +11,9 @@ import {
 import pkg from "../package.json" with { type: "json" };
 import type { DatasetMeta, FreezeRequest, FreezeResult, Row } from "../spec/index.ts";
 
+/** The plan's settings a freeze's sidecar records (a {@link Planner} has them). */
+export type PlanSettings = Pick<Planner, "rows" | "seed" | "faultRate" | "preferSuccess">;
+
 /** Who played the roles of the server's episodes, as a dataset's sidecar records them. */
 export interface FreezeRoles {
   maxTurns: number;
@@ -40,11 +43,7 @@ export class FinishedEpisodes {
     this.#keepBytes = keepBytes;
   }
 
-  add(row: Row): void {
-    this.addLine(JSON.stringify(row));
-  }
-
-  /** Keeps a row already written as its JSON line (by an engine thread). */
+  /** Keeps a finished episode's row, written as its JSON line. */
   addLine(line: string): void {
     this.#version++;
     const size = Buffer.byteLength(line);
@@ -130,7 +129,7 @@ export class FinishedEpisodes {
 export function freeze(
   finished: FinishedEpisodes,
   request: FreezeRequest,
-  setting: { folder: string; agent: Agent; plan: Planner; roles: FreezeRoles },
+  setting: { folder: string; agent: Agent; plan: PlanSettings; roles: FreezeRoles },
 ): Promise<FreezeResult> {
   const frozen = (freezing.get(finished) ?? Promise.resolve()).then(() =>
     freezeNow(finished, request, setting),
@@ -152,7 +151,7 @@ const freezing = new WeakMap<FinishedEpisodes, Promise<unknown>>();
 async function freezeNow(
   finished: FinishedEpisodes,
   request: FreezeRequest,
-  setting: { folder: string; agent: Agent; plan: Planner; roles: FreezeRoles },
+  setting: { folder: string; agent: Agent; plan: PlanSettings; roles: FreezeRoles },
 ): Promise<FreezeResult> {
   const path = join(setting.folder, request.name);
   await checkDatasetOutput(path, {
@@ -181,7 +180,7 @@ async function freezeNow(
 export function heldDataset(
   held: { rows: readonly string[]; dropped: number },
   limits: { keep: number; keepBytes: number },
-  setting: { agent: Agent; plan: Planner; roles: FreezeRoles },
+  setting: { agent: Agent; plan: PlanSettings; roles: FreezeRoles },
 ): Dataset {
   const rows = held.rows.map((line) => JSON.parse(line) as Row);
   return new Dataset({ rows, meta: sidecar(rows, held.dropped, limits, setting) });
@@ -192,7 +191,7 @@ function sidecar(
   rows: readonly Row[],
   dropped: number,
   limits: { keep: number; keepBytes: number },
-  { agent, plan, roles }: { agent: Agent; plan: Planner; roles: FreezeRoles },
+  { agent, plan, roles }: { agent: Agent; plan: PlanSettings; roles: FreezeRoles },
 ): DatasetMeta {
   const coverage = new PairwiseCounter(agent);
   const touched = new PairwiseCounter(agent);

@@ -86,7 +86,7 @@ export class HeldEpisodes {
   /** Holds a row already written as its JSON line (by an engine thread). */
   addLine(line: string): void {
     if (this.#stopped !== null) this.#lost++;
-    else this.#post({ kind: "add", line });
+    else this.#worker.postMessage({ kind: "add", line } satisfies HeldMessage);
   }
 
   /** The page of the held episodes, listing at most `conversations` of them (2,000 by default). */
@@ -142,12 +142,8 @@ export class HeldEpisodes {
     if (this.#asked.size === 0) this.#worker.ref();
     return new Promise((resolve) => {
       this.#asked.set(number, resolve);
-      this.#post({ ...ask, ask: number });
+      this.#worker.postMessage({ ...ask, ask: number } satisfies HeldMessage);
     });
-  }
-
-  #post(message: HeldMessage): void {
-    this.#worker.postMessage(message);
   }
 
   /** The thread stopped by itself: said as a warning, and the server is unhealthy from now on. */

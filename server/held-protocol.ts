@@ -1,13 +1,13 @@
 import type { InputIssue } from "../env/index.ts";
 import type { FreezeRequest, FreezeResult } from "../spec/index.ts";
-import type { FreezeRoles } from "./freeze.ts";
+import type { FreezeRoles, PlanSettings } from "./freeze.ts";
 
 /** What the held-episodes thread is started with: the spec, the plan's settings, the freeze's limits, roles and folder. */
 export interface HeldThreadSetup {
   spec: unknown;
   specHash: string;
-  rows: number;
-  seed: number | string | undefined;
+  /** As the main thread planned them: the thread does not plan the grid again. */
+  plan: PlanSettings;
   limits: { keep: number; keepBytes: number };
   roles: FreezeRoles;
   /** Where `POST /v1/freeze` writes its datasets. */

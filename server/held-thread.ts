@@ -1,5 +1,5 @@
 import { workerData } from "node:worker_threads";
-import { InputError, messageOf, Planner } from "../env/index.ts";
+import { InputError, messageOf } from "../env/index.ts";
 import { renderReport } from "../exporters/index.ts";
 import { FinishedEpisodes, freeze, heldDataset } from "./freeze.ts";
 import {
@@ -18,9 +18,8 @@ import { threadStart } from "./thread-start.ts";
  */
 const setup = workerData as HeldThreadSetup;
 const { port, agent } = threadStart(setup, "held-episodes thread");
-const plan = new Planner(agent, { rows: setup.rows, seed: setup.seed });
 const finished = new FinishedEpisodes(setup.limits.keep, setup.limits.keepBytes);
-const setting = { agent, plan, roles: setup.roles };
+const setting = { agent, plan: setup.plan, roles: setup.roles };
 /** The last page made: asked again, it is made again only once the held episodes change. */
 let shown: { version: number; conversations?: number; page: Promise<string> } | null = null;
 

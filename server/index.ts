@@ -110,8 +110,12 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
   const held = await HeldEpisodes.start({
     spec: agent.spec,
     specHash: agent.hash,
-    rows: o.rows ?? DEFAULTS.rows,
-    seed: o.seed,
+    plan: {
+      rows: plan.rows,
+      seed: plan.seed,
+      faultRate: plan.faultRate,
+      preferSuccess: plan.preferSuccess,
+    },
     limits: { keep: o.keepEpisodes, keepBytes: o.keepBytes },
     roles: roleNames,
     folder: o.freezeDir ?? process.cwd(),

@@ -28,7 +28,7 @@ describe("finished episodes kept for a freeze", () => {
   it("keeps at most `keep`, newest last, and counts those that gave way", async () => {
     const rows = await (await simulate(agent, { rows: 20, seed: 3 })).rows();
     const kept = new FinishedEpisodes(8, 1 << 30);
-    for (const row of rows) kept.add(row);
+    for (const row of rows) kept.addLine(JSON.stringify(row));
     expect(kept.size).toBeLessThanOrEqual(8);
     const taken = kept.take();
     expect(taken.rows.length + taken.dropped).toBe(20);
@@ -148,8 +148,7 @@ function setupOf(changes: Partial<HeldThreadSetup>): HeldThreadSetup {
   return {
     spec: agent.spec,
     specHash: agent.hash,
-    rows: 6,
-    seed: undefined,
+    plan: { rows: 6, seed: 0, faultRate: 0.1, preferSuccess: true },
     limits: { keep: 10, keepBytes: 1 << 20 },
     roles: { maxTurns: 30, simulator: "offline", userModel: "offline" },
     folder,
