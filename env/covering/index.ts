@@ -40,7 +40,11 @@ export interface CoveringArray {
 
 /** Candidate rows the greedy start compares per row (AETG's own choice). */
 const CANDIDATES = 50;
-/** Tabu tenure, measured on the benchmark grids (1–40 tried): a short one reached the smallest arrays. */
+/**
+ * Tabu tenure, measured on the benchmark grids (1–40 tried): a short one reached the smallest arrays.
+ * Its edge is sharp: removing the 21st row of 4^1 3^39 2^35 (64 tries of 400,000 steps) succeeded
+ * 19 times with 2, twice with 3, never with 1 or 4.
+ */
 const TENURE = 2;
 
 /**
