@@ -23,13 +23,22 @@ export interface Checkpoint {
 
 /**
  * When a row removal is hopeless. A removal that fails spends its whole budget, and short of the
- * lower bound the last one fails: 62–90 % of the search on the large classic grids. Failing repairs stay far from
- * covering (12 or more pairs open at 15 % of the budget on those grids), while those that succeed
- * get close early: over 14 grids × 30 seeds (2,808 successful removals), at most 11, 7, 7, 5 and 2
- * pairs were still open at 10, 15, 25, 50 and 75 % of the budget. Each limit is that most plus two;
- * on 840 runs with other seeds no array came out larger, and they took a quarter less time.
+ * lower bound the last one fails: 62–90 % of the search on the large classic grids. Failing repairs
+ * stay far from covering, while those that succeed get close early.
+ * - From 10 %, each limit is the most pairs a successful removal still had open, plus two: over
+ *   14 grids × 30 seeds (2,808 successful removals), at most 11, 7, 7, 5 and 2 at 10, 15, 25, 50 and
+ *   75 % of the budget. On 840 runs with other seeds no array came out larger, and they took a
+ *   quarter less time.
+ * - Before 10 %, hopeless removals are told apart by a wide margin. Over 14 grids × 56 seeds (5,650
+ *   successful removals) at most 28, 23 and 14 pairs were open at 1, 2 and 5 %; limits that close
+ *   (plus two) cost one array a row, as its removal had 28 and 23 open and still succeeded. The
+ *   hopeless last removal of 4^1 3^39 2^35 has 39 to 52 open at 1 % and 44 or more at 5 %, and it
+ *   used to run to 10 %: a fifth of that grid's search at seed 1.
  */
 export const REMOVAL_CHECKPOINTS: readonly Checkpoint[] = [
+  { share: 0.01, uncovered: 36 },
+  { share: 0.02, uncovered: 33 },
+  { share: 0.05, uncovered: 21 },
   { share: 0.1, uncovered: 13 },
   { share: 0.15, uncovered: 9 },
   { share: 0.25, uncovered: 9 },
