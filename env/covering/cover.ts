@@ -47,19 +47,14 @@ export class Cover {
    */
   rowBits: Int32Array;
   words = 1;
-
   constructor(space: PairSpace, reach: Reachability) {
     this.space = space;
     this.target = reach.target;
     this.#held = new Int32Array(2 * space.size);
     this.uncovered = new Int32Array(space.size);
     this.position = new Int32Array(space.size).fill(-1);
-    this.valueBase = new Int32Array(space.k);
-    let values = 0;
-    for (let c = 0; c < space.k; c++) {
-      this.valueBase[c] = values;
-      values += space.levels[c] as number;
-    }
+    this.valueBase = space.valueBase;
+    const values = space.banBase.length - 1;
     this.deficit = new Int32Array(values);
     this.openBase = new Int32Array(values);
     let slots = 0;
@@ -179,20 +174,26 @@ export class Cover {
     const { k, offset, mulOwn, mulOther } = space;
     const base = r * k;
     if (rows[base + c] === v) return 0;
-    const forbidden = space.forbidden;
     // Pairs the row alone holds on axis c are lost whatever v is; the pairs v would make are new
     // where no row holds them.
     let d = this.#unique[base + c] as number;
     const value = (this.valueBase[c] as number) + v;
     const open = this.deficit[value] as number;
-    if (forbidden === null && open < k) {
-      // Without constraints every pair is a target: v's new pairs are its open ones the row meets.
+    const { banBase, banAxis, banValue } = space;
+    const bansFrom = banBase[value] as number;
+    const bansTo = banBase[value + 1] as number;
+    if (open + bansTo - bansFrom < k) {
+      // A row that takes v without a forbidden pair is valid, and every pair of a valid row is a
+      // target (reachablePairs is exact): v's new pairs are its open ones the row meets.
       const { openAxis, openValue } = this;
+      for (let s = bansFrom; s < bansTo; s++)
+        if (rows[base + (banAxis[s] as number)] === banValue[s]) return INVALID;
       const from = this.openBase[value] as number;
       for (let s = from; s < from + open; s++)
         if (rows[base + (openAxis[s] as number)] === openValue[s]) d--;
       return d;
     }
+    const forbidden = space.forbidden;
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
       const o = c * k + j;

@@ -12,7 +12,6 @@ import { completeRow, type ValueRanking } from "./rows.ts";
  */
 export function rankByGain(cover: Cover, rng: Rng): ValueRanking {
   const { space, target } = cover;
-  const forbidden = space.forbidden;
   // One buffer per axis: a search holds the rankings of different axes at once, never two of one.
   const scores = Array.from(
     { length: space.k },
@@ -26,47 +25,43 @@ export function rankByGain(cover: Cover, rng: Rng): ValueRanking {
     const n = space.levels[c] as number;
     const score = scores[c] as Int32Array;
     const tie = ties[c] as Float64Array;
-    // More pairs closed first, then the lower tie draw.
-    const before = (a: number, b: number) => {
-      const d = (score[a] as number) - (score[b] as number);
-      return d > 0 || (d === 0 && (tie[a] as number) < (tie[b] as number));
-    };
     let best = 0;
     for (let v = 0; v < n; v++) {
-      let gained = 0;
-      for (let j = 0; j < space.k; j++) {
-        const x = row[j] as number;
-        if (j === c || x < 0) continue;
-        const p = space.index(c, v, j, x);
-        if (forbidden !== null && forbidden[p] === 1) {
-          gained = REFUSED;
-          break;
+      let gained = REFUSED;
+      if (space.fits(row, c, v)) {
+        gained = 0;
+        for (let j = 0; j < space.k; j++) {
+          const x = row[j] as number;
+          if (j === c || x < 0) continue;
+          const p = space.index(c, v, j, x);
+          if (cover.count(p) === 0 && target[p] === 1) gained++;
         }
-        if (cover.count(p) === 0 && target[p] === 1) gained++;
       }
       score[v] = gained;
       // Every value draws, fitting or not, so the stream is the same whatever the constraints.
       tie[v] = rng.next();
-      if (before(v, best)) best = v;
+      if (ranksBefore(score, tie, v, best)) best = v;
     }
-    return rankedFrom(best, score, before);
+    return rankedFrom(best, score, tie);
   };
+}
+
+/** Whether value a ranks before value b: more pairs closed, then the lower tie draw. */
+function ranksBefore(score: Int32Array, tie: Float64Array, a: number, b: number): boolean {
+  const d = (score[a] as number) - (score[b] as number);
+  return d > 0 || (d === 0 && (tie[a] as number) < (tie[b] as number));
 }
 
 /** The score of a value that would put a forbidden pair in the row. */
 const REFUSED = -1;
 
 /** The best value, then (only if asked) the other allowed values in rank order. */
-function* rankedFrom(
-  best: number,
-  score: Int32Array,
-  before: (a: number, b: number) => boolean,
-): Generator<number> {
+function* rankedFrom(best: number, score: Int32Array, tie: Float64Array): Generator<number> {
   if (score[best] === REFUSED) return;
   yield best;
   const rest: number[] = [];
   for (let v = 0; v < score.length; v++) if (v !== best && score[v] !== REFUSED) rest.push(v);
-  rest.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
+  rest.sort((a, b) => (ranksBefore(score, tie, a, b) ? -1 : ranksBefore(score, tie, b, a) ? 1 : 0));
   yield* rest;
 }
 

@@ -34,6 +34,16 @@ export class PairSpace {
   readonly valueB: Int32Array;
   /** 1 where a pair is forbidden outright; null when the problem has no constraints. */
   readonly forbidden: Uint8Array | null;
+  /** Per axis, the number of its first value among every axis's values (`valueBase[axis] + value`). */
+  readonly valueBase: Int32Array;
+  /**
+   * Per axis value, the values it is forbidden with: slots `banBase[value]` up to
+   * `banBase[value + 1]`, each the other side's axis and value. A value is checked against these
+   * few instead of against every axis.
+   */
+  readonly banBase: Int32Array;
+  readonly banAxis: Int32Array;
+  readonly banValue: Int32Array;
 
   constructor(problem: CoveringProblem) {
     const { levels } = problem;
@@ -105,6 +115,46 @@ export class PairSpace {
       }
       (this.forbidden as Uint8Array)[this.index(f.axisA, f.valueA, f.axisB, f.valueB)] = 1;
     });
+    this.valueBase = new Int32Array(k);
+    let values = 0;
+    for (let c = 0; c < k; c++) {
+      this.valueBase[c] = values;
+      values += this.levels[c] as number;
+    }
+    [this.banBase, this.banAxis, this.banValue] = this.#bans(values);
+  }
+
+  /** The ban lists ({@link PairSpace.banBase}): counted per value, then filled. */
+  #bans(values: number): [base: Int32Array, axis: Int32Array, value: Int32Array] {
+    const base = new Int32Array(values + 1);
+    const { forbidden, axisA, valueA, axisB, valueB, valueBase } = this;
+    if (forbidden === null) return [base, new Int32Array(0), new Int32Array(0)];
+    const sides = (p: number): [number, number] => [
+      (valueBase[axisA[p] as number] as number) + (valueA[p] as number),
+      (valueBase[axisB[p] as number] as number) + (valueB[p] as number),
+    ];
+    for (let p = 0; p < this.size; p++) {
+      if (forbidden[p] !== 1) continue;
+      for (const side of sides(p)) base[side + 1] = (base[side + 1] as number) + 1;
+    }
+    for (let at = 0; at < values; at++)
+      base[at + 1] = (base[at + 1] as number) + (base[at] as number);
+    const axis = new Int32Array(base[values] as number);
+    const value = new Int32Array(base[values] as number);
+    const filled = base.slice(0, values);
+    const put = (side: number, otherAxis: number, otherValue: number) => {
+      const slot = filled[side] as number;
+      filled[side] = slot + 1;
+      axis[slot] = otherAxis;
+      value[slot] = otherValue;
+    };
+    for (let p = 0; p < this.size; p++) {
+      if (forbidden[p] !== 1) continue;
+      const [a, b] = sides(p);
+      put(a, axisB[p] as number, valueB[p] as number);
+      put(b, axisA[p] as number, valueA[p] as number);
+    }
+    return [base, axis, value];
   }
 
   /** The dense number of the pair (axis c = a, axis j = b), for c ≠ j in either order. */
@@ -127,6 +177,15 @@ export class PairSpace {
   fits(row: Int32Array, c: number, v: number): boolean {
     const forbidden = this.forbidden;
     if (forbidden === null) return true;
+    const value = (this.valueBase[c] as number) + v;
+    const from = this.banBase[value] as number;
+    const to = this.banBase[value + 1] as number;
+    // A value's bans are read when they are fewer than the axes, the axes otherwise.
+    if (to - from < this.k) {
+      for (let s = from; s < to; s++)
+        if (row[this.banAxis[s] as number] === this.banValue[s]) return false;
+      return true;
+    }
     for (let j = 0; j < this.k; j++) {
       const x = row[j] as number;
       if (j === c || x < 0) continue;

@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Cover, INVALID } from "../../../env/covering/cover.ts";
+import { greedyRows } from "../../../env/covering/greedy.ts";
 import { PairSpace, reachablePairs } from "../../../env/covering/index.ts";
+import { Rng } from "../../../env/rng.ts";
 
 /** How many of the rows hold each pair. */
 function countPairs(space: PairSpace, rows: readonly number[][]): Int32Array {
@@ -108,6 +110,38 @@ describe("Cover", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("reads a move's delta from its open pairs and forbidden partners on a wide constrained grid, as a recount gives it", () => {
+    // Twelve axes of three with forbidden pairs: late in a search a value has fewer open pairs and
+    // bans than there are axes, where the delta reads those lists instead of every axis.
+    const forbidden = [
+      { axisA: 0, valueA: 0, axisB: 1, valueB: 0 },
+      { axisA: 0, valueA: 1, axisB: 5, valueB: 2 },
+      { axisA: 2, valueA: 2, axisB: 7, valueB: 1 },
+      { axisA: 3, valueA: 0, axisB: 11, valueB: 0 },
+      { axisA: 4, valueA: 1, axisB: 9, valueB: 1 },
+    ];
+    const space = new PairSpace({ levels: Array(12).fill(3), forbidden });
+    const cover = new Cover(space, reachablePairs(space));
+    greedyRows(cover, new Rng(3, "greedy"), 50);
+    const rng = new Rng(3, "moves");
+    let invalid = 0;
+    let fewOpen = 0;
+    for (let move = 0; move < 300; move++) {
+      const row = rng.int(cover.n);
+      const axis = rng.int(space.k);
+      const value = rng.int(3);
+      if ((cover.deficit[(cover.valueBase[axis] as number) + value] as number) < space.k - 2)
+        fewOpen++;
+      const delta = cover.delta(row, axis, value);
+      expect(delta).toBe(bruteDelta(cover, row, axis, value));
+      if (delta === INVALID) invalid++;
+      else cover.set(row, axis, value);
+    }
+    check(cover);
+    expect(invalid).toBeGreaterThan(0);
+    expect(fewOpen).toBeGreaterThan(100);
   });
 
   it("grows its row bitsets past 32 rows and keeps them in row order", () => {
