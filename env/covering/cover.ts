@@ -47,6 +47,7 @@ export class Cover {
    */
   rowBits: Int32Array;
   words = 1;
+
   constructor(space: PairSpace, reach: Reachability) {
     this.space = space;
     this.target = reach.target;
@@ -54,7 +55,7 @@ export class Cover {
     this.uncovered = new Int32Array(space.size);
     this.position = new Int32Array(space.size).fill(-1);
     this.valueBase = space.valueBase;
-    const values = space.banBase.length - 1;
+    const { values } = space;
     this.deficit = new Int32Array(values);
     this.openBase = new Int32Array(values);
     let slots = 0;

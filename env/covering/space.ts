@@ -36,6 +36,8 @@ export class PairSpace {
   readonly forbidden: Uint8Array | null;
   /** Per axis, the number of its first value among every axis's values (`valueBase[axis] + value`). */
   readonly valueBase: Int32Array;
+  /** How many values the axes have together. */
+  readonly values: number;
   /**
    * Per axis value, the values it is forbidden with: slots `banBase[value]` up to
    * `banBase[value + 1]`, each the other side's axis and value. A value is checked against these
@@ -121,6 +123,7 @@ export class PairSpace {
       this.valueBase[c] = values;
       values += this.levels[c] as number;
     }
+    this.values = values;
     [this.banBase, this.banAxis, this.banValue] = this.#bans(values);
   }
 

@@ -30,10 +30,10 @@ export interface Checkpoint {
  *   75 % of the budget. On 840 runs with other seeds no array came out larger, and they took a
  *   quarter less time.
  * - Before 10 %, hopeless removals are told apart by a wide margin. Over 14 grids × 56 seeds (5,650
- *   successful removals) at most 28, 23 and 14 pairs were open at 1, 2 and 5 %; limits that close
- *   (plus two) cost one array a row, as its removal had 28 and 23 open and still succeeded. The
- *   hopeless last removal of 4^1 3^39 2^35 has 39 to 52 open at 1 % and 44 or more at 5 %, and it
- *   used to run to 10 %: a fifth of that grid's search at seed 1.
+ *   successful removals) at most 28, 23 and 14 pairs were open at 1, 2 and 5 %. Limits of the most
+ *   seen plus two cost one array a row: its removal had 28 and 23 open at 1 and 2 % and still
+ *   succeeded. The hopeless last removal of 4^1 3^39 2^35 has 39 to 52 open at 1 % and 44 or more
+ *   at 5 %, and it used to run to 10 %: a fifth of that grid's search at seed 1.
  */
 export const REMOVAL_CHECKPOINTS: readonly Checkpoint[] = [
   { share: 0.01, uncovered: 36 },
