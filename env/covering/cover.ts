@@ -60,7 +60,7 @@ export class Cover {
     this.openBase = new Int32Array(values);
     let slots = 0;
     for (let c = 0; c < space.k; c++) {
-      const partners = levelSum(space.levels) - (space.levels[c] as number);
+      const partners = values - (space.levels[c] as number);
       for (let v = 0; v < (space.levels[c] as number); v++) {
         this.openBase[(this.valueBase[c] as number) + v] = slots;
         slots += partners;
@@ -376,10 +376,4 @@ export class Cover {
     if (this.#slotA[moved] === last) this.#slotA[moved] = slot;
     else this.#slotB[moved] = slot;
   }
-}
-
-function levelSum(levels: Int32Array): number {
-  let sum = 0;
-  for (const n of levels) sum += n;
-  return sum;
 }

@@ -124,13 +124,13 @@ export class PairSpace {
       values += this.levels[c] as number;
     }
     this.values = values;
-    [this.banBase, this.banAxis, this.banValue] = this.#bans(values);
+    [this.banBase, this.banAxis, this.banValue] = this.#bans();
   }
 
   /** The ban lists ({@link PairSpace.banBase}): counted per value, then filled. */
-  #bans(values: number): [base: Int32Array, axis: Int32Array, value: Int32Array] {
+  #bans(): [base: Int32Array, axis: Int32Array, value: Int32Array] {
+    const { forbidden, axisA, valueA, axisB, valueB, valueBase, values } = this;
     const base = new Int32Array(values + 1);
-    const { forbidden, axisA, valueA, axisB, valueB, valueBase } = this;
     if (forbidden === null) return [base, new Int32Array(0), new Int32Array(0)];
     const sides = (p: number): [number, number] => [
       (valueBase[axisA[p] as number] as number) + (valueA[p] as number),
