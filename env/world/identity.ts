@@ -83,9 +83,11 @@ export function makeIdentity(
   today: number,
   places: readonly Place[] = PLACES,
 ): Identity {
-  const first = rng.pick(FIRST_NAMES);
-  const last = rng.pick(LAST_NAMES);
-  const local = localPart(`${first}.${last}`);
+  const f = rng.int(FIRST_NAMES.length);
+  const l = rng.int(LAST_NAMES.length);
+  const first = FIRST_NAMES[f] as string;
+  const last = LAST_NAMES[l] as string;
+  const local = `${FIRST_LOCAL[f]}.${LAST_LOCAL[l]}`;
   const { city, zip, state, country } = rng.pick(places.length > 0 ? places : PLACES);
   const street = `${1 + rng.int(240)} ${rng.pick(STREETS)}`;
   const years = 18 + rng.int(68);
@@ -106,13 +108,17 @@ export function makeIdentity(
   };
 }
 
-/** `first.last` as an email's local part: lower case, accents and other signs dropped (the names are few, and normalising one is costly). */
-const localPart = memoized((name) =>
-  name
+/** A name as part of an email's local part: lower case, accents and other signs dropped. */
+function localWord(name: string): string {
+  return name
     .toLowerCase()
     .normalize("NFD")
-    .replace(/[^a-z.]/g, ""),
-);
+    .replace(/[^a-z.]/g, "");
+}
+
+/** Each first and last name as its part of `first.last`, worked out once: normalising a name is costly. */
+const FIRST_LOCAL = FIRST_NAMES.map(localWord);
+const LAST_LOCAL = LAST_NAMES.map(localWord);
 
 /** The places whose postal codes fit every zip or postcode pattern of a spec's parameters. */
 export function placesFitting(patterns: readonly string[]): Place[] {
@@ -148,6 +154,7 @@ export function identityValue(
   identity: Identity,
   pattern?: string,
 ): string | undefined {
+  if (!pattern) return identity[key];
   const forms =
     key === "phone"
       ? phoneForms(identity.phone)
@@ -156,7 +163,6 @@ export function identityValue(
         : key === "date_of_birth"
           ? [identity.date_of_birth, identity.date_of_birth.split("-").reverse().join("/")]
           : [identity[key]];
-  if (!pattern) return forms[0];
   const fits = patternCheck(pattern);
   return fits ? forms.find(fits) : forms[0];
 }

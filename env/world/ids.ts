@@ -56,6 +56,16 @@ export interface IdFormat {
 /** An example in a description: "such as W2378156", "e.g. '#W0000000'", "e.g. ACC 4410 2231". */
 const EXAMPLE =
   /(?:such as|e\.g\.,?|for example,?|for instance,?|like|example:|format:?)\s*[`"']?(#?[A-Za-z0-9][A-Za-z0-9_-]{1,30}[A-Za-z0-9](?: [A-Z0-9]{0,8}\d[A-Z0-9]{0,8}){0,3})/i;
+/** Makes ids of an example's shape: its other characters kept, each digit drawn afresh in turn. */
+function digitsDrawn(example: string): (rng: Rng) => string {
+  const between = example.split(/\d/);
+  return (rng) => {
+    let out = between[0] as string;
+    for (let i = 1; i < between.length; i++) out += String(rng.int(10)) + between[i];
+    return out;
+  };
+}
+
 /** Fewest digits an identifier gets, so that a world has room for thousands of distinct ones. */
 const MIN_DIGITS = 4;
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
@@ -203,7 +213,7 @@ function* shapes(params: IdParameter[], prefix: string): Generator<IdFormat> {
     yield withFind({
       source: "example",
       numeric: false,
-      make: (rng) => widened.replace(/\d/g, () => digits(rng, 1)),
+      make: digitsDrawn(widened),
       locate: finder(
         new RegExp(`(?<![\\w#-])${shape}(?![\\w-])`, "g"),
         0,

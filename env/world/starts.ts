@@ -38,9 +38,10 @@ export function startingWorld(
     kept.set(agent, starts);
   }
   const key = `${situation.id}\u0000${situation.seed}`;
-  // The same id with other coordinates is another situation (ids are the caller's to give).
-  const written = JSON.stringify(situation);
+  // The same id with other coordinates is another situation (ids are the caller's to give). It is
+  // written out only to compare or keep: a world built and let go (most rows) never needs it.
   const start = starts.get(key);
+  const written = start || keep ? JSON.stringify(situation) : "";
   if (start && start.given === written) {
     starts.delete(key);
     if (keep) starts.set(key, start);

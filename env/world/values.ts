@@ -189,7 +189,7 @@ function nameRule(
       field,
     )
   )
-    return ({ rng }) => organisation(field, rng);
+    return organisation(field);
   if (/^(name_on_\w+|\w*holder_name|contact_name|driver_name|passenger_name)$/.test(field))
     return (ctx) => ctx.owner?.name ?? someone(ctx.rng).name;
   if (/^(assignee|assigned_to|agent|technician|handler|rep|owner_name|manager)$/.test(field))
@@ -402,20 +402,23 @@ function multiple(value: number, s: SchemaFragment): number {
 }
 
 /** A business's name from the field's kind: `pharmacy_name` → "Basalt Pharmacy". */
-function organisation(field: string, rng: Rng): string {
+/** Names of an organisation of the kind a field says (`insurer_name`: a word, then "Insurer"); the kind is read once. */
+function organisation(field: string): NameRule {
   const kind =
     field
       .replace(/_name$/, "")
       .split("_")
       .at(-1) ?? "company";
-  const word = rng.pick(WORDS);
   const label =
     kind === "carrier"
       ? "Mobile"
       : kind === "bank"
         ? "Bank"
         : kind[0]?.toUpperCase() + kind.slice(1);
-  return `${word[0]?.toUpperCase()}${word.slice(1)} ${label}`;
+  return ({ rng }) => {
+    const word = rng.pick(WORDS);
+    return `${word[0]?.toUpperCase()}${word.slice(1)} ${label}`;
+  };
 }
 
 /** Makes a generated value fit the declared type (a money amount for a string field, and so on). */
