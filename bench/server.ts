@@ -12,6 +12,7 @@ import {
   OfflineWriter,
   offlineUser,
   Planner,
+  rowJson,
   SituationPool,
 } from "../env/index.ts";
 import { dealtEpisode, Engine } from "../server/engine.ts";
@@ -195,7 +196,7 @@ async function inProcessEngine(seconds: number, sessions = 64): Promise<number> 
   const engine = new Engine({
     limits: { maxSessions: 4096, maxFrameBytes: 1 << 20, stepRate: 1e9, idleTtl: 600 },
     newEpisode: await dealer(),
-    hooks: { finished: (row) => held.add(row) },
+    hooks: { finished: (row) => held.addLine(rowJson(row, agent)) },
   });
   const deadline = performance.now() + seconds * 1000;
   const cpu = process.cpuUsage();

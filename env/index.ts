@@ -104,6 +104,7 @@ export type {
   UserTurn,
 } from "./roles/types.ts";
 export { playEpisode, type RolloutResult, rollout } from "./rollout.ts";
+export { rowJson } from "./row-json.ts";
 export { type BudgetEntry, type TraceBudget, traceBudget } from "./search/budget.ts";
 export {
   type BatchReport,

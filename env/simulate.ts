@@ -21,6 +21,7 @@ import { Planner } from "./plan.ts";
 import { assignRoles, type RoleChoices } from "./roles/assign.ts";
 import { OfflineAgent } from "./roles/offline-agent.ts";
 import { playEpisode } from "./rollout.ts";
+import { rowJson } from "./row-json.ts";
 import { type RunParts, RunTally, sidecarOf } from "./run-tally.ts";
 import { traceBudget } from "./search/budget.ts";
 import { searchFailures } from "./search/loop.ts";
@@ -201,7 +202,7 @@ export async function simulate(target: unknown, options: SimulateOptions = {}): 
           rollout,
           keepStart,
         );
-        return { row, facts: tally.facts(row), line: o.out ? `${JSON.stringify(row)}\n` : "" };
+        return { row, facts: tally.facts(row), line: o.out ? `${rowJson(row, agent)}\n` : "" };
       };
   const lanes = pool ? pool.capacity : concurrency;
   try {

@@ -1,7 +1,14 @@
 import { EventEmitter } from "node:events";
 import { workerData } from "node:worker_threads";
 import type { WebSocket } from "ws";
-import { graderFrom, OfflineWriter, offlineUser, Planner, SituationPool } from "../env/index.ts";
+import {
+  graderFrom,
+  OfflineWriter,
+  offlineUser,
+  Planner,
+  rowJson,
+  SituationPool,
+} from "../env/index.ts";
 import { dealtEpisode, Engine } from "./engine.ts";
 import {
   append,
@@ -70,7 +77,7 @@ const engine = new Engine({
   newEpisode: () => dealtEpisode({ agent, situations, maxTurns: setup.maxTurns, ...roles }),
   hooks: {
     ...(grader ? { grader } : {}),
-    finished: (row) => report(["finished", JSON.stringify(row), null]),
+    finished: (row) => report(["finished", rowJson(row, agent), null]),
   },
   shared: new Int32Array(setup.sessions),
   events: {

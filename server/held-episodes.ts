@@ -1,6 +1,6 @@
 import { Worker } from "node:worker_threads";
 import { InputError, messageOf, threadModule } from "../env/index.ts";
-import type { FreezeRequest, FreezeResult, Row } from "../spec/index.ts";
+import type { FreezeRequest, FreezeResult } from "../spec/index.ts";
 import { settle } from "./engine.ts";
 import {
   HELD_READY,
@@ -78,12 +78,7 @@ export class HeldEpisodes {
     return new HeldEpisodes(worker);
   }
 
-  /** Holds a finished episode's row for the next freeze. */
-  add(row: Row): void {
-    this.addLine(JSON.stringify(row));
-  }
-
-  /** Holds a row already written as its JSON line (by an engine thread). */
+  /** Holds a finished episode's row, written as its JSON line, for the next freeze. */
   addLine(line: string): void {
     if (this.#stopped !== null) this.#lost++;
     else this.#worker.postMessage({ kind: "add", line } satisfies HeldMessage);

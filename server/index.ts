@@ -26,6 +26,7 @@ import {
   OfflineWriter,
   offlineUser,
   Planner,
+  rowJson,
   SituationPool,
   type SituationWriter,
   type UserSimulator,
@@ -160,7 +161,10 @@ export async function serve(spec: unknown, options: ServeOptions = {}): Promise<
       engine = new Engine({
         limits,
         newEpisode: () => newEpisode({ agent, situations, maxTurns }),
-        hooks: { ...(grader ? { grader } : {}), finished: (row) => held.add(row) },
+        hooks: {
+          ...(grader ? { grader } : {}),
+          finished: (row) => held.addLine(rowJson(row, agent)),
+        },
         shared: sessions,
       });
     }

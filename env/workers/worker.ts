@@ -6,6 +6,7 @@ import { OfflineAgent } from "../roles/offline-agent.ts";
 import { offlineUser } from "../roles/offline-user.ts";
 import { OfflineWriter } from "../roles/offline-writer.ts";
 import { playEpisode } from "../rollout.ts";
+import { rowJson } from "../row-json.ts";
 import { type RowFacts, RunTally } from "../run-tally.ts";
 import { messageOf } from "../util/errors.ts";
 import type { PlayReply, PlayRequest, WorkerSetup } from "./protocol.ts";
@@ -46,7 +47,7 @@ async function play(request: PlayRequest): Promise<Played> {
     );
     return {
       id: request.id,
-      text: `${JSON.stringify(row)}\n`,
+      text: `${rowJson(row, agent)}\n`,
       facts: tally.facts(row),
       ...(setup.keepRows ? { row } : {}),
     };

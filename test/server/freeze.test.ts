@@ -239,7 +239,7 @@ describe("the held-episodes thread", () => {
   it("closing, lets a freeze under way finish writing before it stops", async () => {
     const rows = await (await simulate(agent, { rows: 300, seed: 4 })).rows();
     const held = await HeldEpisodes.start(setupOf({ limits: { keep: 1000, keepBytes: 1 << 30 } }));
-    for (const row of rows) held.add(row);
+    for (const row of rows) held.addLine(JSON.stringify(row));
     const frozen = held.freeze({ name: "closing.jsonl" });
     await held.close();
     expect((await frozen).rows).toBe(300);
