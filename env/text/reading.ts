@@ -40,6 +40,11 @@ interface IntentWords {
   plural: RegExp | null;
   /** The tool's own verb in all its forms. */
   own: ReadonlySet<string>;
+  /**
+   * The parameters whose values name the record the tool acts on: its id, or for a list read, the
+   * id of the record it belongs to (a reservation's invoices).
+   */
+  named: readonly string[];
 }
 
 const cache = new WeakMap<WorldModel, IntentWords[]>();
@@ -67,6 +72,11 @@ function wordsOf(model: WorldModel): IntentWords[] {
         plural:
           tool.kind === "read_many" ? phrasePattern(nouns.filter((n) => n.endsWith("s"))) : null,
         own: new Set(inflections(tool.verb)),
+        named: tool.idParam
+          ? [tool.idParam]
+          : tool.kind === "read_many"
+            ? tool.refs.filter((r) => r.by === "id" && !r.many).map((r) => r.param)
+            : [],
       };
     });
   cache.set(model, words);
@@ -144,49 +154,56 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
       actions[w.family] = family;
     }
     const { found, after } = family;
+    // Each word test is made once: a tool's score and whether it is asked for read the same ones.
+    const covered = countMatches(w.rest, words);
+    const complete = w.rest.length > 0 && covered === w.rest.length;
+    const action = found?.[0];
+    let named = false;
+    let wrapped: boolean | undefined;
     if (w.tool.kind === "handoff") {
       // Asked for "a pharmacist", the hand-off to pharmacists beats the one to the general desk.
-      score = wantsHuman(words) ? 4 + w.rest.filter((part) => part.test(words)).length : 0;
+      score = wantsHuman(words) ? 4 + covered : 0;
     } else {
-      if (w.name.test(words)) score += 5;
-      const action = found?.[0];
+      named = w.name.test(words);
+      if (named) score += 5;
       // "check" says little; "cancel" or "refund" says what the person wants done.
       if (action) score += GENERIC_VERBS.has(action) ? 1 : 3;
       // The tool's own verb outweighs a synonym another tool shares ("submit" a claim vs create one).
       if (action && w.own.has(action)) score++;
       // A request that names the record a tool acts on (its id) is for that tool.
-      // A list read by the record it belongs to (a reservation's invoices) is named by that record's id.
-      const named = w.tool.idParam
-        ? [w.tool.idParam]
-        : w.tool.kind === "read_many"
-          ? w.tool.refs.filter((r) => r.by === "id" && !r.many).map((r) => r.param)
-          : [];
-      if (named.some((param) => readValue(model, w.tool, param, text, false))) score++;
+      if (w.named.some((param) => readValue(model, w.tool, param, text, false))) score++;
       // "check my bill": the thing right after the action is what it is about.
       if (found) {
         if (w.rest.some((part) => part.test(after))) score++;
-      } else if (w.wrapped?.test(words)) score += 2;
-      const covered = w.rest.filter((part) => part.test(words)).length;
+      } else {
+        wrapped = w.wrapped?.test(words) === true;
+        if (wrapped) score += 2;
+      }
       score += covered;
       // Every word of the name said ("my bill" for get_bill) beats half of a longer one's.
-      if (covered > 0 && covered === w.rest.length) score++;
+      if (complete) score++;
       if (w.plural?.test(words)) score++;
     }
     // A request says what to do: a record named without an action ("a question about my order") is
     // not one yet, and a generic verb ("check") counts only with every word of the tool's name.
-    const action = found?.[0];
     const specific = action !== undefined && !GENERIC_VERBS.has(action) && !/ing$/.test(action);
-    const complete = w.rest.length > 0 && w.rest.every((part) => part.test(words));
     const acted =
       w.tool.kind === "handoff" ||
-      w.name.test(words) ||
+      named ||
       specific ||
-      w.wrapped?.test(words) ||
+      (wrapped ?? w.wrapped?.test(words) === true) ||
       (action !== undefined && complete);
     if (acted && score >= 2) scores.push({ tool: w.tool, score });
   }
   // Highest first; ties keep the spec's order.
   return scores.sort((a, b) => b.score - a.score);
+}
+
+/** How many of the patterns the text matches. */
+function countMatches(patterns: readonly RegExp[], text: string): number {
+  let count = 0;
+  for (const pattern of patterns) if (pattern.test(text)) count++;
+  return count;
 }
 
 /**
@@ -204,44 +221,33 @@ function firstAction(words: string, actions: RegExp): RegExpExecArray | undefine
   return undefined;
 }
 
-/** A spec's words by their sorted letters, the words, and their lengths. */
-const vocabularies = new WeakMap<
-  WorldModel,
-  { byLetters: Map<string, string>; words: Set<string>; lengths: Set<number> }
->();
+/** Per spec, each one-swap typo of its words, and the word it is a typo of. */
+const typosOf = new WeakMap<WorldModel, Map<string, string>>();
 
 /**
- * Mends one-swap typos of the tools' own words ("suspned" → "suspend"), as a reader would. The
- * vocabulary is indexed by each word's letters, so a typo finds its word in one lookup.
+ * Mends one-swap typos of the tools' own words ("suspned" → "suspend"), as a reader would. Every
+ * swap of two neighbouring letters of every word is listed once per spec, so a typo is one lookup.
+ * Of the words with the same letters, the last listed is the one kept, and its swaps name it.
  */
 function untypo(text: string, model: WorldModel): string {
-  let vocabulary = vocabularies.get(model);
-  if (!vocabulary) {
+  let typos = typosOf.get(model);
+  if (!typos) {
     const byLetters = new Map<string, string>();
     for (const tool of model.tools.values()) {
       const w = toolWords(tool.tool);
       for (const word of [...snake(tool.tool.name).split("_"), ...w.actions, ...w.nouns])
         if (/^[a-z]{5,}$/.test(word)) byLetters.set([...word].sort().join(""), word);
     }
-    const words = new Set(byLetters.values());
-    vocabulary = { byLetters, words, lengths: new Set([...words].map((w) => w.length)) };
-    vocabularies.set(model, vocabulary);
+    typos = new Map();
+    for (const word of byLetters.values())
+      for (let i = 0; i + 1 < word.length; i++) {
+        const swapped = `${word.slice(0, i)}${word[i + 1]}${word[i]}${word.slice(i + 2)}`;
+        if (swapped !== word) typos.set(swapped, word);
+      }
+    typosOf.set(model, typos);
   }
-  const { byLetters, words, lengths } = vocabulary;
-  return text.replace(/[a-z]{5,}/g, (word) => {
-    // A swap keeps a word's length: words of other lengths, and the words themselves, are as typed.
-    if (words.has(word) || !lengths.has(word.length)) return word;
-    const candidate = byLetters.get([...word].sort().join(""));
-    return candidate !== undefined && oneSwapApart(word, candidate) ? candidate : word;
-  });
-}
-
-function oneSwapApart(a: string, b: string): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  const diff: number[] = [];
-  for (let i = 0; i < a.length && diff.length <= 2; i++) if (a[i] !== b[i]) diff.push(i);
-  return diff.length === 2 && diff[1] === (diff[0] as number) + 1;
+  const known = typos;
+  return text.replace(/[a-z]{5,}/g, (word) => known.get(word) ?? word);
 }
 
 /** Whether the person asks to speak to a person (and is not saying they do not want one). */
