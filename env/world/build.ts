@@ -12,6 +12,7 @@ import { snake } from "../util/names.ts";
 import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
+import { patternCheck } from "./pattern.ts";
 import { meets } from "./statuses.ts";
 import { newRecord, Store } from "./store.ts";
 import {
@@ -46,6 +47,9 @@ const IDENTITY_DETAILS = [
   "country",
   "address",
 ] as const;
+/** Words before a link's field that say the id is of the record's owner or parent (`owner_customer_id`). */
+const OWNING =
+  /^(owner|owning|owned_by|primary|main|lead|holder|account_holder|booking|booked_by|parent)$/;
 /** Records of a catalog (products, plans, flights): fewest, and how many more at most. */
 const CATALOG_SIZE = { least: 8, more: 5 };
 
@@ -177,7 +181,13 @@ class RecordMaker {
   make(entity: EntityModel, identity: Identity | undefined, link: Link | null): WorldRecord {
     const record = newRecord();
     record[entity.idField] = this.freshId(entity);
-    if (link) record[link[0]] = link[1];
+    if (link) {
+      record[link[0]] = link[1];
+      // The same id under a name that says whose it is (a reservation's `owner_customer_id`).
+      for (const [field, fits] of this.#linkNames(entity, link[0]))
+        if (fits === null || (typeof link[1] === "string" && fits(link[1])))
+          record[field] = link[1];
+    }
     const childField = this.#childField(entity);
     const ctx: ValueContext = {
       rng: this.rng,
@@ -208,6 +218,33 @@ class RecordMaker {
     }
     datesInOrder(record, pairs);
     return record;
+  }
+
+  readonly #linkFields = new Map<string, [string, ((id: string) => boolean) | null][]>();
+
+  /**
+   * Fields of an entity that hold the id its link holds, named for whose it is: `owner_`,
+   * `primary_`, `holder_`… before the link's field (`owner_customer_id`), each with the check of
+   * its schema's pattern. A field for someone else's record (`recipient_customer_id`), or one whose
+   * schema takes no such id, keeps its own value.
+   */
+  #linkNames(entity: EntityModel, linkField: string): [string, ((id: string) => boolean) | null][] {
+    const key = `${entity.name}\u0000${linkField}`;
+    let fields = this.#linkFields.get(key);
+    if (!fields) {
+      fields = [...entity.fields]
+        .filter(
+          ([field, schema]) =>
+            field.endsWith(`_${linkField}`) &&
+            OWNING.test(field.slice(0, -linkField.length - 1)) &&
+            (schema?.type === undefined || schema.type === "string") &&
+            schema?.enum === undefined &&
+            schema?.const === undefined,
+        )
+        .map(([field, schema]) => [field, schema?.pattern ? patternCheck(schema.pattern) : null]);
+      this.#linkFields.set(key, fields);
+    }
+    return fields;
   }
 
   readonly #childFields = new Map<string, string | undefined>();
