@@ -401,8 +401,7 @@ function multiple(value: number, s: SchemaFragment): number {
   return out;
 }
 
-/** A business's name from the field's kind: `pharmacy_name` → "Basalt Pharmacy". */
-/** Names of an organisation of the kind a field says (`insurer_name`: a word, then "Insurer"); the kind is read once. */
+/** Business names of the field's kind (`pharmacy_name` → "Basalt Pharmacy"): the kind is read once per field. */
 function organisation(field: string): NameRule {
   const kind =
     field
