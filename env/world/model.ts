@@ -684,7 +684,12 @@ export class WorldModel {
       const properties = (model.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
       for (const field of model.view ?? []) {
         if (field !== entity.idField)
-          entity.fields.set(field, output?.[field] ?? entity.fields.get(field));
+          entity.fields.set(
+            field,
+            output?.[field] ??
+              entity.fields.get(field) ??
+              saidBoolean(model.tool.description, field),
+          );
       }
       for (const param of model.filters) entity.fields.set(snake(param), properties[param]);
       // What a verification checks is something the record holds (a PIN's last four digits).
@@ -1046,9 +1051,22 @@ function withoutBrackets(text: string): string {
   return kept.join("");
 }
 
-/** Words that end a field's name in a list ("fulfillments with tracking ids" → fulfillments). */
+/**
+ * Words that end a field's name in a list ("fulfillments with tracking ids" → fulfillments); a part
+ * that starts with one ("if any", "on success") names no field.
+ */
 const QUALIFIER =
-  /\s(with|if|for|per|when|where|that|which|including|incl|as|from|to|on|by|in)\s.*$/;
+  /(^|\s)(with|if|for|per|when|where|that|which|including|incl|as|from|to|on|by|in)\s.*$/;
+/** A field's type said in words after its name ("verified true/false"): not part of the name. */
+const TYPE_WORDS = /\s+(true\/false|yes\/no|y\/n)$/i;
+
+/** A boolean's schema when a description lists the field as one ("returns verified true/false"). */
+function saidBoolean(description: string, field: string): SchemaFragment | undefined {
+  const name = field.split("_").map(regexLiteral).join("[\\s_-]+");
+  return new RegExp(`\\b${name}\\s+(true/false|yes/no|y/n)\\b`, "i").test(description)
+    ? { type: "boolean" }
+    : undefined;
+}
 
 /**
  * Fields an answer shows: the output schema's properties, or the list in the description after a
@@ -1064,19 +1082,30 @@ function viewOf(tool: ToolDefinition): string[] | null {
       );
     if (!at) continue;
     const list = withoutBrackets(sentence.slice(at.index + at[0].length)).replace(/\.$/, "");
-    const fields = list
+    const parts = list
       .split(/,|\band\b|;/)
-      .map((part) =>
-        snake(
-          part
-            .trim()
-            .replace(QUALIFIER, "")
-            .replace(/^(the|its|a|an|any|each|their|his|her)\s+/i, "")
-            .replace(/[\s/-]+/g, "_"),
-        ),
-      )
+      .map((part) => part.trim())
+      .filter((part) => part !== "");
+    // A part that is only a qualifier ("if any", "on success") is an item of the list, not a field.
+    const qualifiers = parts.filter((part) => QUALIFIER.test(part) && part.search(QUALIFIER) === 0);
+    const fields = parts
+      .filter((part) => !qualifiers.includes(part))
+      .map((part) => {
+        const words = part.replace(QUALIFIER, "").replace(TYPE_WORDS, "");
+        // A name written as the field itself, with words after it ("a verification_id valid for
+        // 15 minutes"), is that field; a quoted one ("Statuses: 'in_progress', …") is a value.
+        const literal = /^[`'"‘“]/.test(words)
+          ? undefined
+          : /\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s+\S/.exec(words)?.[1];
+        return snake(
+          literal ??
+            words
+              .replace(/^(the|its|a|an|any|each|their|his|her)\s+/i, "")
+              .replace(/[\s/-]+/g, "_"),
+        );
+      })
       .filter((f) => /^[a-z][a-z0-9_]{1,40}$/.test(f) && f.split("_").length <= 3);
-    if (fields.length >= 2) return [...new Set(fields)];
+    if (fields.length >= 1 && fields.length + qualifiers.length >= 2) return [...new Set(fields)];
   }
   return null;
 }

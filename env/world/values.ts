@@ -166,6 +166,15 @@ function nameRule(
   isPerson: boolean,
 ): NameRule | undefined {
   const someone = (rng: Rng) => personIdentity(rng, 0);
+  // A masked detail ("holder_name_masked") is the detail with most of it starred out.
+  const unmasked = /^masked_(\w+)$|^(\w+)_masked$/.exec(field);
+  if (unmasked) {
+    const base = (unmasked[1] ?? unmasked[2]) as string;
+    const detail = identityKey(base) ?? (/(^|_)name$/.test(base) ? "name" : null);
+    return detail === null
+      ? ({ rng }) => masked(digits(rng, 8), null)
+      : (ctx) => masked(ctx.owner?.[detail] ?? someone(ctx.rng)[detail], detail);
+  }
   if (format === "email" || /(^|_)email(_address)?$/.test(field))
     return (ctx) => ctx.owner?.email ?? personIdentity(ctx.rng, ctx.rng.int(90)).email;
   if (/(^|_)(phone|mobile|phone_number|telephone)$/.test(field))
@@ -215,9 +224,20 @@ function nameRule(
   }
   if (format === "date-time" || /(_at|_time|timestamp)$|^(created|updated|time)$/.test(field))
     return ({ rng }) => isoSecond(WORLD_TODAY - rng.int(90) * DAY - rng.int(DAY));
+  // How many of something a record counts: a trip's stops or bags (none, possibly), seats left, a
+  // stay's nights (at least one). Before money: `number_of_paid_bags` counts bags.
+  if (/(^|_)(stops|bags)$/.test(field)) return ({ rng }) => rng.int(3);
+  if (/_(left|remaining)$/.test(field)) return ({ rng }) => 1 + rng.int(9);
+  if (
+    /^(number_of|num|count_of)_(?!items$)|_count$|^(days|nights|guests)_|_(nights|guests)$/.test(
+      field,
+    )
+  )
+    return ({ rng }) => 1 + rng.int(4);
+  if (/(^|_)tier$/.test(field)) return ({ rng }) => rng.pick(TIERS);
   if (/^(balance|current|available|current_balance|available_balance|credit_limit)$/.test(field))
     return ({ rng }) => money(rng, 150, 9000);
-  if (/(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid)/.test(field))
+  if (/(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid)|(^|_)(vat|tax)$/.test(field))
     return ({ rng }) => money(rng, 8, 450);
   if (/^(quantity|qty|count|number_of_items|units)$/.test(field))
     return ({ rng }) => 1 + rng.int(4);
@@ -401,6 +421,22 @@ function multiple(value: number, s: SchemaFragment): number {
   return out;
 }
 
+/** Tiers of a membership or a plan, lowest first. */
+const TIERS = ["standard", "silver", "gold", "platinum"];
+
+/**
+ * A detail with all but what identifies it starred out: each word of a name keeps its first letter
+ * (`J*** S****`), anything else its last four characters.
+ */
+function masked(value: string, detail: string | null): string {
+  if (detail === "name" || detail === "first_name" || detail === "last_name")
+    return value.replace(
+      /(\p{L})(\p{L}+)/gu,
+      (_, first: string, rest: string) => first + "*".repeat(rest.length),
+    );
+  return value.length <= 4 ? value : "*".repeat(value.length - 4) + value.slice(-4);
+}
+
 /** Business names of the field's kind (`pharmacy_name` → "Basalt Pharmacy"): the kind is read once per field. */
 function organisation(field: string): NameRule {
   const kind =
@@ -430,11 +466,28 @@ function coerce(
   if (type === undefined) return value;
   if (type === "string") return typeof value === "string" ? value : String(value);
   if (type === "integer")
-    return typeof value === "number" ? multiple(Math.round(value), s) : byType(type, s, ctx);
+    return typeof value === "number"
+      ? multiple(withinBounds(Math.round(value), s, 1), s)
+      : byType(type, s, ctx);
   if (type === "number")
-    return typeof value === "number" ? multiple(value, s) : byType(type, s, ctx);
+    return typeof value === "number"
+      ? multiple(withinBounds(value, s, 0.01), s)
+      : byType(type, s, ctx);
   if (type === "boolean") return typeof value === "boolean" ? value : ctx.rng.chance(0.5);
   return value;
+}
+
+/**
+ * A value a field's name suggested (a count, an amount) moved into the schema's bounds: what the
+ * schema demands comes first. `step` is how far past an exclusive minimum the value goes.
+ */
+function withinBounds(value: number, s: SchemaFragment, step: number): number {
+  let out = value;
+  if (s.maximum !== undefined && out > s.maximum) out = s.maximum;
+  if (s.minimum !== undefined && out < s.minimum) out = s.minimum;
+  if (s.exclusiveMinimum !== undefined && out <= s.exclusiveMinimum)
+    out = s.exclusiveMinimum + step;
+  return out;
 }
 
 function bounded(s: SchemaFragment, rng: Rng, low: number, high: number): number {

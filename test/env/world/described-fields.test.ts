@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../../env/agent.ts";
+import { Rng } from "../../../env/rng.ts";
+import { createWorld } from "../../../env/world/index.ts";
+import { WorldModel } from "../../../env/world/model.ts";
+import { valueFor } from "../../../env/world/values.ts";
+import { situationOf } from "../../fixtures/situations.ts";
+
+/** A tool of `name` taking `properties`, described by `description`. */
+function tool(name: string, description: string, properties: Record<string, unknown>) {
+  return {
+    name,
+    description,
+    inputSchema: { type: "object", properties, required: Object.keys(properties) },
+  };
+}
+
+/** Accounts of a customer, whose fields come only from the tools' descriptions. */
+const SPEC = {
+  name: "described fields",
+  system_prompt: "You help customers with their accounts.",
+  policy: [],
+  tools: [
+    tool("find_customer_by_email", "Find a customer's id by their email.", {
+      email: { type: "string" },
+    }),
+    tool(
+      "get_account",
+      "Get an account. Returns plan, membership tier, checked bags, seats left, number of nights, vat and the holder name masked, if any.",
+      { account_id: { type: "string" } },
+    ),
+    tool(
+      "check_code",
+      "Check a code sent to the customer. Returns verified true/false and, on success, a verification_id valid for 15 minutes.",
+      { account_id: { type: "string" }, code: { type: "string" } },
+    ),
+    tool(
+      "get_account_status",
+      "Get the status of an account. Statuses: 'open', 'in_review', 'closed'.",
+      { account_id: { type: "string" } },
+    ),
+    tool("add_bags", "Add checked bags to an account.", {
+      account_id: { type: "string" },
+      additional_bags: { type: "integer", minimum: 1, maximum: 10 },
+    }),
+  ],
+};
+
+describe("fields read from a tool's description", () => {
+  const agent = Agent.from(SPEC);
+  const model = WorldModel.of(agent);
+
+  it("leave out what only qualifies the list, keep a field named as written, and read a said type", () => {
+    expect(model.tools.get("get_account")?.view).toEqual([
+      "plan",
+      "membership_tier",
+      "checked_bags",
+      "seats_left",
+      "number_of_nights",
+      "vat",
+      "holder_name_masked",
+    ]);
+    expect(model.tools.get("check_code")?.view).toEqual(["verified", "verification_id"]);
+    expect(model.entities.get("account")?.fields.get("verified")).toEqual({ type: "boolean" });
+    // A list of quoted values names statuses, not fields.
+    expect(model.tools.get("get_account_status")?.view).toBeNull();
+  });
+
+  it("get values of their kind: counts, tiers, money, a masked name of the owner's", () => {
+    for (let seed = 0; seed < 8; seed++) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "get_account" }),
+        seed,
+      });
+      const [first] = world.person.name.split(" ");
+      for (const account of world.snapshot().collections.accounts ?? []) {
+        const owner = (world.snapshot().collections.customers ?? []).find(
+          (c) => c.customer_id === account.customer_id,
+        );
+        expect(["standard", "silver", "gold", "platinum"]).toContain(account.membership_tier);
+        expect(account.checked_bags).toBeOneOf([0, 1, 2]);
+        expect(account.seats_left).toBeGreaterThanOrEqual(1);
+        expect(account.number_of_nights).toBeGreaterThanOrEqual(1);
+        expect(typeof account.vat).toBe("number");
+        const name = String(owner?.name);
+        expect(account.holder_name_masked).toBe(
+          name.replace(
+            /(\p{L})(\p{L}+)/gu,
+            (_, a: string, rest: string) => a + "*".repeat(rest.length),
+          ),
+        );
+        if (account.customer_id === world.person.ids.customer_id)
+          expect(String(account.holder_name_masked).startsWith(first?.[0] ?? "?")).toBe(true);
+      }
+    }
+  });
+
+  it("keep a value a name suggests within the schema's bounds", () => {
+    const rng = new Rng(1, "bounds");
+    const ctx = { rng, entity: "account", isPerson: false, currency: "USD" };
+    const drawn = Array.from({ length: 200 }, () =>
+      valueFor("additional_bags", { type: "integer", minimum: 1, maximum: 2 }, ctx),
+    );
+    expect(new Set(drawn)).toEqual(new Set([1, 2]));
+    const fees = Array.from({ length: 200 }, () =>
+      valueFor("late_fee", { type: "number", exclusiveMinimum: 500 }, ctx),
+    );
+    expect(fees.every((fee) => typeof fee === "number" && fee > 500)).toBe(true);
+  });
+});
