@@ -198,7 +198,8 @@ class RecordMaker {
     if (identity) ctx.owner = identity;
     if (this.#place) ctx.place = this.#place;
     for (const [field, schema] of entity.fields) {
-      if (field === childField || field in record) continue;
+      // Lists of children and of what the person owns are read from the records themselves.
+      if (field === childField || field in record || entity.ownedLists.has(field)) continue;
       record[field] = valueFor(field, schema, ctx);
     }
     for (const field of entity.balanceFields) record[field] = money(this.rng, 250, 6000);

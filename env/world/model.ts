@@ -45,6 +45,11 @@ export interface EntityModel {
   seeded: boolean;
   /** Records nobody owns, listed for anyone (products, plans, flights, stores): a catalog. */
   catalog: boolean;
+  /**
+   * The person's fields that list records they own, by the entity listed (`saved_payment_methods`
+   * → payment_method): an answer shows the ids of the records held now, never a stored value.
+   */
+  ownedLists: Map<string, string>;
 }
 
 /** An argument that must name an existing record. */
@@ -386,6 +391,7 @@ export class WorldModel {
       balanceFields: [],
       seeded: true,
       catalog: false,
+      ownedLists: new Map(),
     };
     this.entities.set(name, entity);
     return entity;
@@ -781,6 +787,29 @@ export class WorldModel {
         entity.catalog = true;
     }
     this.#statuses();
+    this.#ownedLists();
+  }
+
+  /** Which of the person's fields list the records they own, read from the fields' names. */
+  #ownedLists(): void {
+    const person = this.person;
+    const owned = [...this.entities.values()].filter(
+      (e) => !e.isPerson && e.parent === null && !e.catalog && e.seeded,
+    );
+    for (const [field, schema] of person.fields) {
+      // A detail of the person (their `address`) is theirs to state, not a list of records.
+      if ((schema !== undefined && schema.type !== "array") || identityKey(field) !== null)
+        continue;
+      const bare = field.replace(/^(saved|linked|registered|stored|active|all|my)_/, "");
+      // A list says so: the records' plural (`cards`), or a name with a list's ending (`reservation_numbers`).
+      const listed = /_(list|ids|numbers|codes)$/.test(bare)
+        ? bare.replace(/_(list|ids|numbers|codes)$/, "")
+        : null;
+      const entity = owned.find((e) =>
+        listed === null ? bare === e.collection : listed === e.name || listed === e.collection,
+      );
+      if (entity) person.ownedLists.set(field, entity.name);
+    }
   }
 
   /**

@@ -85,7 +85,10 @@ export class Store {
       this.#byEmail.set(record.email.toLowerCase(), id);
     const owner = record[this.model.person.idField];
     if (model.parent) index(this.#children, entity, record[model.parent.field] as string, id);
-    else if (!model.isPerson && owner !== undefined) index(this.#owned, entity, String(owner), id);
+    else if (!model.isPerson && owner !== undefined) {
+      index(this.#owned, entity, String(owner), id);
+      this.#forget(this.model.person.name, String(owner));
+    }
     if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
   }
 
@@ -106,8 +109,10 @@ export class Store {
       this.#byEmail.delete(record.email.toLowerCase());
     const owner = record[this.model.person.idField];
     if (model.parent) unindex(this.#children, entity, record[model.parent.field] as string, id);
-    else if (!model.isPerson && owner !== undefined)
+    else if (!model.isPerson && owner !== undefined) {
       unindex(this.#owned, entity, String(owner), id);
+      this.#forget(this.model.person.name, String(owner));
+    }
     if (model.parent) this.#forget(model.parent.entity, record[model.parent.field] as string);
   }
 
@@ -183,11 +188,20 @@ export class Store {
     const model = this.entity(entity);
     const out = newRecord({ [model.idField]: record[model.idField] });
     const childField = this.#childField.get(entity);
-    const names =
-      fields ?? (childField ? [...Object.keys(record), childField.field] : Object.keys(record));
+    const names = fields ?? [
+      ...Object.keys(record),
+      ...(childField ? [childField.field] : []),
+      ...model.ownedLists.keys(),
+    ];
     for (const field of names) {
       if (field === model.idField) continue;
-      if (childField?.field === field) {
+      const listed = model.ownedLists.get(field);
+      if (listed !== undefined) {
+        const owned = this.entity(listed);
+        out[field] = this.ownedBy(listed, record[model.idField] as string).map(
+          (r) => r[owned.idField],
+        );
+      } else if (childField?.field === field) {
         const { child } = childField;
         out[field] = this.childrenOf(child.name, record[model.idField] as string).map((c) => {
           const { [model.idField]: _parent, ...rest } = c;

@@ -88,3 +88,77 @@ describe("a record's field that names its owner's id under a qualifier (owner_cu
     expect(checked).toBeGreaterThan(100);
   });
 });
+
+/** A customer whose profile lists their payment methods and reservations, and a tool that adds a card. */
+const PROFILE = {
+  name: "owned lists",
+  system_prompt: "You help customers with their profile.",
+  policy: [],
+  tools: [
+    {
+      name: "get_customer_details",
+      description:
+        "Get a customer's profile: name, email, address, saved payment methods and reservation numbers.",
+      inputSchema: {
+        type: "object",
+        properties: { customer_id: { type: "string" } },
+        required: ["customer_id"],
+      },
+    },
+    {
+      name: "list_payment_methods",
+      description: "List the payment methods of a customer.",
+      inputSchema: {
+        type: "object",
+        properties: { customer_id: { type: "string" } },
+        required: ["customer_id"],
+      },
+    },
+    {
+      name: "get_reservation",
+      description: "Get a reservation.",
+      inputSchema: {
+        type: "object",
+        properties: { reservation_id: { type: "string" } },
+        required: ["reservation_id"],
+      },
+    },
+    {
+      name: "add_payment_method",
+      description: "Add a card to a customer's payment methods.",
+      inputSchema: {
+        type: "object",
+        properties: { customer_id: { type: "string" }, card_last4: { type: "string" } },
+        required: ["customer_id", "card_last4"],
+      },
+    },
+  ],
+};
+
+describe("a person's field that lists what they own (saved_payment_methods, reservation_numbers)", () => {
+  it("shows the ids of the records they hold now, and a record added after", () => {
+    const agent = Agent.from(PROFILE);
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "get_customer_details" }),
+    });
+    const customerId = world.person.ids.customer_id as string;
+    const profile = () =>
+      JSON.parse(world.call("get_customer_details", { customer_id: customerId }).content);
+    const owned = (collection: string, idField: string) =>
+      (world.snapshot().collections[collection] ?? [])
+        .filter((r) => r.customer_id === customerId)
+        .map((r) => r[idField]);
+    const before = profile();
+    expect(before.saved_payment_methods).toEqual(owned("payment_methods", "payment_method_id"));
+    expect(before.saved_payment_methods.length).toBeGreaterThan(0);
+    expect(before.reservation_numbers).toEqual(owned("reservations", "reservation_id"));
+    // The person's own address is a detail they state, not a list of records.
+    expect(typeof before.address).toBe("string");
+    const added = world.call("add_payment_method", { customer_id: customerId, card_last4: "4242" });
+    expect(added.ok).toBe(true);
+    const after = profile();
+    expect(after.saved_payment_methods).toEqual(owned("payment_methods", "payment_method_id"));
+    expect(after.saved_payment_methods.length).toBe(before.saved_payment_methods.length + 1);
+  });
+});
