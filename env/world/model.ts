@@ -786,8 +786,39 @@ export class WorldModel {
       if (entity.idFormat.values && !entity.isPerson && entity.parent === null)
         entity.catalog = true;
     }
+    this.#borrowClosedSets();
     this.#statuses();
     this.#ownedLists();
+  }
+
+  /**
+   * A field known only by name takes the closed set of the parameter of that name (a reservation's
+   * `room_type` from `book_room(room_type: enum […])`): a record holds what the tools accept. A
+   * parameter of a tool on the field's own entity comes first.
+   */
+  #borrowClosedSets(): void {
+    const closed = (entity: string | null) => {
+      const sets = new Map<string, SchemaFragment>();
+      for (const model of this.tools.values()) {
+        if (entity !== null && model.entity !== entity) continue;
+        const properties = (model.tool.parameters.properties ?? {}) as Record<
+          string,
+          SchemaFragment
+        >;
+        for (const [param, schema] of Object.entries(properties))
+          if (Array.isArray(schema.enum) && schema.enum.length > 0 && !sets.has(snake(param)))
+            sets.set(snake(param), schema);
+      }
+      return sets;
+    };
+    const anywhere = closed(null);
+    for (const entity of this.entities.values()) {
+      const own = closed(entity.name);
+      for (const [field, schema] of entity.fields) {
+        const set = own.get(field) ?? anywhere.get(field);
+        if (set && saysNoMoreThan(schema, set)) entity.fields.set(field, { ...schema, ...set });
+      }
+    }
   }
 
   /** Which of the person's fields list the records they own, read from the fields' names. */
@@ -1088,6 +1119,17 @@ const QUALIFIER =
   /(^|\s)(with|if|for|per|when|where|that|which|including|incl|as|from|to|on|by|in)\s.*$/;
 /** A field's type said in words after its name ("verified true/false"): not part of the name. */
 const TYPE_WORDS = /\s+(true\/false|yes\/no|y\/n)$/i;
+
+/**
+ * Whether a field's schema leaves its values open where a parameter's closed set could fill them:
+ * no schema, or one with only a type (the set's own) and words.
+ */
+function saysNoMoreThan(schema: SchemaFragment | undefined, set: SchemaFragment): boolean {
+  if (schema === undefined) return true;
+  const { type, description, ...rest } = schema;
+  const setType = set.type ?? typeof (set.enum as unknown[])[0];
+  return Object.keys(rest).length === 0 && (type === undefined || type === setType);
+}
 
 /** A boolean's schema when a description lists the field as one ("returns verified true/false"). */
 function saidBoolean(description: string, field: string): SchemaFragment | undefined {

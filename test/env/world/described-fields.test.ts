@@ -26,7 +26,7 @@ const SPEC = {
     }),
     tool(
       "get_account",
-      "Get an account. Returns plan, membership tier, checked bags, seats left, number of nights, vat and the holder name masked, if any.",
+      "Get an account. Returns plan, billing cycle, membership tier, checked bags, seats left, number of nights, vat and the holder name masked, if any.",
       { account_id: { type: "string" } },
     ),
     tool(
@@ -39,6 +39,14 @@ const SPEC = {
       "Get the status of an account. Statuses: 'open', 'in_review', 'closed'.",
       { account_id: { type: "string" } },
     ),
+    tool("change_plan", "Move an account to another plan.", {
+      account_id: { type: "string" },
+      plan: { type: "string", enum: ["free", "team", "business"] },
+    }),
+    tool("request_invoice", "Ask for an invoice of an account for a billing cycle.", {
+      account_id: { type: "string" },
+      billing_cycle: { type: "string", enum: ["monthly", "annual"] },
+    }),
     tool("add_bags", "Add checked bags to an account.", {
       account_id: { type: "string" },
       additional_bags: { type: "integer", minimum: 1, maximum: 10 },
@@ -53,6 +61,7 @@ describe("fields read from a tool's description", () => {
   it("leave out what only qualifies the list, keep a field named as written, and read a said type", () => {
     expect(model.tools.get("get_account")?.view).toEqual([
       "plan",
+      "billing_cycle",
       "membership_tier",
       "checked_bags",
       "seats_left",
@@ -66,7 +75,7 @@ describe("fields read from a tool's description", () => {
     expect(model.tools.get("get_account_status")?.view).toBeNull();
   });
 
-  it("get values of their kind: counts, tiers, money, a masked name of the owner's", () => {
+  it("get values of their kind: counts, tiers, money, a masked name of the owner's, a parameter's closed set", () => {
     for (let seed = 0; seed < 8; seed++) {
       const world = createWorld({
         spec: agent,
@@ -79,6 +88,10 @@ describe("fields read from a tool's description", () => {
           (c) => c.customer_id === account.customer_id,
         );
         expect(["standard", "silver", "gold", "platinum"]).toContain(account.membership_tier);
+        // Known only by name, `plan` takes the closed set the tool that changes it accepts.
+        expect(["free", "team", "business"]).toContain(account.plan);
+        // …and from a tool on another record, when none of its own names it.
+        expect(["monthly", "annual"]).toContain(account.billing_cycle);
         expect(account.checked_bags).toBeOneOf([0, 1, 2]);
         expect(account.seats_left).toBeGreaterThanOrEqual(1);
         expect(account.number_of_nights).toBeGreaterThanOrEqual(1);
