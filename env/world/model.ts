@@ -816,7 +816,8 @@ export class WorldModel {
       const own = closed(entity.name);
       for (const [field, schema] of entity.fields) {
         const set = own.get(field) ?? anywhere.get(field);
-        if (set && saysNoMoreThan(schema, set)) entity.fields.set(field, { ...schema, ...set });
+        if (set && saysNoMoreThan(schema, set))
+          entity.fields.set(field, { ...schema, ...closedPart(set) });
       }
     }
   }
@@ -1119,6 +1120,11 @@ const QUALIFIER =
   /(^|\s)(with|if|for|per|when|where|that|which|including|incl|as|from|to|on|by|in)\s.*$/;
 /** A field's type said in words after its name ("verified true/false"): not part of the name. */
 const TYPE_WORDS = /\s+(true\/false|yes\/no|y\/n)$/i;
+
+/** What a field takes of a parameter's closed set: its values and their type, not its words. */
+function closedPart(set: SchemaFragment): SchemaFragment {
+  return set.type === undefined ? { enum: set.enum } : { type: set.type, enum: set.enum };
+}
 
 /**
  * Whether a field's schema leaves its values open where a parameter's closed set could fill them:
