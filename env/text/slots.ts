@@ -11,6 +11,12 @@ export type Reading = { value: unknown } | null;
 
 /** A quotation (bounded, so an unclosed quote mark cannot make the scan quadratic). */
 export const QUOTED = /"[^"\n]{0,400}"|“[^”\n]{0,400}”/g;
+/**
+ * Set phrases whose words are no choice of a value: a greeting's "morning", "at all", "in any
+ * case". "Good morning. Can you check…" asks for no morning slot, nor "Nothing at all?" for all invoices.
+ */
+const IDIOMS =
+  /\bgood (morning|afternoon|evening|day|night)\b|\b(not |nothing |none )?at all\b|\b(after|above|first of) all\b|\ball (set|good|right)\b|\bin any case\b|\bany (more|longer)\b/gi;
 const PHONE = /(?<![\w+#-])\+?\d[\d\s().-]{6,18}\d(?![\w-])/g;
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 const MONEY = /(?:[$£€]\s?)?\b(\d{1,7}(?:,\d{3})*\.\d{2})\b/g;
@@ -87,8 +93,9 @@ export function readValue(
     return email ? { value: email } : null;
   }
   const listed = schema.type === "array" ? schema.items?.enum : undefined;
+  const chosen = clean.replace(IDIOMS, " ");
   if (Array.isArray(listed)) {
-    const said = listed.filter((v) => typeof v === "string" && enumWord(v).test(clean));
+    const said = listed.filter((v) => typeof v === "string" && enumWord(v).test(chosen));
     // A value inside a longer one said ("economy" in "basic economy") was not said on its own.
     const hits = said.filter((v) => !said.some((o) => o !== v && String(o).includes(String(v))));
     return hits.length > 0 ? { value: hits } : null;
@@ -96,7 +103,7 @@ export function readValue(
   if (Array.isArray(schema.enum)) {
     // "basic economy" names basic_economy, not economy: the longest value said wins.
     const hit = (schema.enum as unknown[])
-      .filter((v) => typeof v === "string" && enumWord(v).test(clean))
+      .filter((v) => typeof v === "string" && enumWord(v).test(chosen))
       .sort((a, b) => String(b).length - String(a).length)[0];
     if (hit !== undefined) return { value: hit };
     if (schema.type === "boolean" || schema.enum.every((v) => typeof v === "boolean"))

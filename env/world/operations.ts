@@ -6,7 +6,7 @@ import { detailKey, identityKey } from "./identity.ts";
 import type { EntityModel, Ref, ToolModel, WorldModel } from "./model.ts";
 import { meets } from "./statuses.ts";
 import { newRecord, type Store } from "./store.ts";
-import { type SchemaFragment, valueFor, WORLD_TODAY } from "./values.ts";
+import { isCatchAll, type SchemaFragment, valueFor, WORLD_TODAY } from "./values.ts";
 import { REVIVING_VERBS } from "./vocabulary.ts";
 
 /** A tool's answer before faults: JSON of the result, or the refusal the world says. */
@@ -181,9 +181,11 @@ function readMany(ctx: CallContext): Outcome {
       return words.every((w) => text.includes(w));
     });
   }
+  const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
   for (const param of tool.filters) {
     const wanted = args[param];
-    if (wanted === undefined) continue;
+    // A filter's catch-all choice (`status: "all"`, `time_of_day: "any"`) filters nothing.
+    if (wanted === undefined || isCatchAll(wanted, properties[param])) continue;
     const field = snake(param);
     list = list.filter((r) => r[field] === undefined || same(field, r[field], wanted));
   }

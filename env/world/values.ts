@@ -82,7 +82,11 @@ export function valueFor(
   const s = schema ?? {};
   // Copies: a record's value is frozen with its baseline, and must never be the spec's own schema.
   if (s.const !== undefined) return copyData(s.const, true);
-  if (Array.isArray(s.enum) && s.enum.length > 0) return copyData(ctx.rng.pick(s.enum), true);
+  if (Array.isArray(s.enum) && s.enum.length > 0) {
+    // A record holds one of the real choices: `any` of a `time_of_day` is a filter's, not a slot's.
+    const real = s.enum.filter((v) => !isCatchAll(v, s));
+    return copyData(ctx.rng.pick(real.length > 0 ? real : s.enum), true);
+  }
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== "null") : s.type;
   // A detail of the owner (their phone, zip, date of birth) is theirs, in the form the schema takes.
   const detail = identityKey(field.toLowerCase());
@@ -419,6 +423,20 @@ function multiple(value: number, s: SchemaFragment): number {
   let out = Number((steps * s.multipleOf).toFixed(6));
   if (out < min) out = Number((Math.ceil(min / s.multipleOf) * s.multipleOf).toFixed(6));
   return out;
+}
+
+/** The choices of an enum that stand for every other one. */
+const CATCH_ALL = /^(all|any|either|both|everything|any_?time)$/i;
+
+/** Whether a value is its enum's catch-all choice (`status: "all"`), which names no value of its own. */
+export function isCatchAll(value: unknown, schema: SchemaFragment | undefined): boolean {
+  return (
+    typeof value === "string" &&
+    CATCH_ALL.test(value) &&
+    Array.isArray(schema?.enum) &&
+    schema.enum.includes(value) &&
+    schema.enum.length > 1
+  );
 }
 
 /** Tiers of a membership or a plan, lowest first. */
