@@ -60,8 +60,7 @@ describe("an enum's catch-all choice (all, any)", () => {
         expect(invoice.status).not.toBe("all");
       const appointments = world.snapshot().collections.appointments ?? [];
       expect(appointments.length).toBeGreaterThan(0);
-      for (const appointment of appointments)
-        expect(appointment.time_of_day).not.toBe("any");
+      for (const appointment of appointments) expect(appointment.time_of_day).not.toBe("any");
     }
   });
 
