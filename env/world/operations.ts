@@ -1,12 +1,13 @@
 import type { WorldRecord } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
+import { nameWords } from "../tools.ts";
 import { snake } from "../util/names.ts";
 import { calculate, formatResult } from "./calculator.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import type { EntityModel, Ref, ToolModel, WorldModel } from "./model.ts";
 import { meets } from "./statuses.ts";
 import { newRecord, type Store } from "./store.ts";
-import { isCatchAll, type SchemaFragment, valueFor, WORLD_TODAY } from "./values.ts";
+import { isCatchAll, type SchemaFragment, singular, valueFor, WORLD_TODAY } from "./values.ts";
 import { REVIVING_VERBS } from "./vocabulary.ts";
 
 /** A tool's answer before faults: JSON of the result, or the refusal the world says. */
@@ -187,6 +188,16 @@ function readMany(ctx: CallContext): Outcome {
     // A filter's catch-all choice (`status: "all"`, `time_of_day: "any"`) filters nothing.
     if (wanted === undefined || isCatchAll(wanted, properties[param])) continue;
     const field = snake(param);
+    // `since` and `until` bound the records' own date; they are no field to match.
+    const bound = LOWER_BOUND.test(field) ? 1 : UPPER_BOUND.test(field) ? -1 : 0;
+    if (bound !== 0 && typeof wanted === "string" && ISO_DAY.test(wanted)) {
+      const day = wanted.slice(0, 10);
+      list = list.filter((r) => {
+        const dated = dayOf(r, field);
+        return dated === null || (bound > 0 ? dated >= day : dated <= day);
+      });
+      continue;
+    }
     list = list.filter((r) => r[field] === undefined || same(field, r[field], wanted));
   }
   list = newestFirst(list);
@@ -253,7 +264,9 @@ function change(ctx: CallContext): Outcome {
       { [cap]: record[cap] },
     );
   }
-  if (DELETE_VERBS.has(tool.verb)) {
+  // `remove_user(workspace_id, user_id)` removes a user, not the workspace it names: a record goes
+  // only when the tool's name names it.
+  if (DELETE_VERBS.has(tool.verb) && namesEntity(tool, entity)) {
     store.remove(entity.name, id);
     return { ok: true, json: JSON.stringify({ [entity.idField]: id, deleted: true }) };
   }
@@ -264,6 +277,29 @@ function change(ctx: CallContext): Outcome {
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);
   return { ok: true, json: JSON.stringify(store.view(entity.name, changed, tool.view)) };
+}
+
+/** A list's bounds on its records' dates: on or after, on or before a day. */
+const LOWER_BOUND = /^(since|after|not_before|on_or_after)$/;
+const UPPER_BOUND = /^(until|before|not_after|on_or_before)$/;
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
+
+/** The fields that say when a record is dated, first to last. */
+const DATED = [/^date$/, /_date$/, /^(issued_at|created_at|created)$/];
+
+/** The day a record is dated: its `date`, else a `…_date`, else when it was made; null when it has none. */
+function dayOf(record: WorldRecord, bound: string): string | null {
+  for (const dated of DATED)
+    for (const [field, value] of Object.entries(record))
+      if (field !== bound && dated.test(field) && typeof value === "string" && ISO_DAY.test(value))
+        return value.slice(0, 10);
+  return null;
+}
+
+/** Whether a tool's name names the records of an entity (`delete_payee` names payee). */
+function namesEntity(tool: ToolModel, entity: EntityModel): boolean {
+  const words = new Set(nameWords(tool.tool.name).map(singular));
+  return entity.name.split("_").every((part) => words.has(part));
 }
 
 function create(ctx: CallContext): Outcome {
