@@ -182,7 +182,7 @@ function readMany(ctx: CallContext): Outcome {
       return words.every((w) => text.includes(w));
     });
   }
-  const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
+  const properties = propertiesOf(tool);
   for (const param of tool.filters) {
     const wanted = args[param];
     // A filter's catch-all choice (`status: "all"`, `time_of_day: "any"`) filters nothing.
@@ -272,7 +272,8 @@ function change(ctx: CallContext): Outcome {
   }
   const changed = store.writable(entity.name, record);
   for (const [param, field] of tool.sets)
-    if (args[param] !== undefined) changed[field] = args[param];
+    if (args[param] !== undefined)
+      changed[field] = asStored(args[param], propertiesOf(tool)[param]);
   if (tool.statusAfter) changed.status = tool.statusAfter;
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);
@@ -396,8 +397,24 @@ function copyArguments(
     const field = snake(param);
     if (!Object.hasOwn(declared, param) || field === entity.idField || param === entity.idField)
       continue;
-    record[field] = value;
+    record[field] = asStored(value, declared[param] as SchemaFragment);
   }
+}
+
+/** A tool's parameters' schemas, by name. */
+function propertiesOf(tool: ToolModel): Record<string, SchemaFragment> {
+  return (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
+}
+
+/**
+ * A value as a record keeps it: a list of an enum's choices (`document_types`) is a set, kept in
+ * the enum's order, so the same choices named in another order leave the same record.
+ */
+function asStored(value: unknown, schema: SchemaFragment | undefined): unknown {
+  const choices = schema?.items?.enum;
+  if (!Array.isArray(value) || !Array.isArray(choices) || !value.every((v) => choices.includes(v)))
+    return value;
+  return [...value].sort((a, b) => choices.indexOf(a) - choices.indexOf(b));
 }
 
 /** Whether an amount argument, when it is a number, is in whole cents (absent or other types are the schema check's). */

@@ -43,6 +43,21 @@ const SPEC = {
         required: ["workspace_id"],
       },
     },
+    {
+      name: "request_upload_link",
+      description: "Create a link for the admin to upload documents of the given types.",
+      inputSchema: {
+        type: "object",
+        properties: {
+          workspace_id: { type: "string" },
+          document_types: {
+            type: "array",
+            items: { type: "string", enum: ["invoice", "contract", "receipt"] },
+          },
+        },
+        required: ["workspace_id", "document_types"],
+      },
+    },
   ],
 };
 
@@ -58,6 +73,25 @@ describe("what a tool does, read from its name and its arguments", () => {
     const user = world.person.ids.user_id as string;
     expect(world.call("remove_user", { workspace_id: workspace, user_id: user }).ok).toBe(true);
     expect(world.call("get_workspace", { workspace_id: workspace }).ok).toBe(true);
+  });
+
+  it("a list of an enum's choices is kept as a set: named in any order, the same record", () => {
+    const made = (types: string[]) => {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "request_upload_link" }),
+      });
+      const workspace = world.person.ids.workspace_id as string;
+      const answer = world.call("request_upload_link", {
+        workspace_id: workspace,
+        document_types: types,
+      });
+      expect(answer.ok).toBe(true);
+      return JSON.parse(answer.content);
+    };
+    const one = made(["receipt", "invoice"]);
+    expect(one.document_types).toEqual(["invoice", "receipt"]);
+    expect(made(["invoice", "receipt"])).toEqual(one);
   });
 
   it("`since` bounds the records' date instead of matching a field of that name", () => {
