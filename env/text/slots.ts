@@ -157,7 +157,7 @@ export function readValue(
     const plain = asked
       ? /^[^\d-]*?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)\b/.exec(bare(clean))?.[1]
       : undefined;
-    const found = plain ?? [...clean.matchAll(MONEY)].at(-1)?.[1];
+    const found = plain ?? unclaimedFigures(tool, param, clean).at(-1);
     if (found === undefined) return null;
     const n = Number(found.replace(/,/g, ""));
     return Number.isFinite(n) ? { value: schema.type === "integer" ? Math.round(n) : n } : null;
@@ -257,6 +257,22 @@ function labelsOf(param: string): string[] {
 }
 
 /** The value after a detail's label, up to the next comma or semicolon. */
+/**
+ * The money figures of a text, less those it gives other parameters of the tool by name ("with
+ * instalment amount 292.72"): those are not the call's own amount, said without its label.
+ */
+function unclaimedFigures(tool: ToolModel, param: string, text: string): string[] {
+  const claimed = new Set<string>();
+  for (const other of Object.keys(propertiesOf(tool))) {
+    if (other === param) continue;
+    const figure = [...(labelledValue(other, text) ?? "").matchAll(MONEY)][0]?.[1];
+    if (figure !== undefined) claimed.add(figure);
+  }
+  return [...text.matchAll(MONEY)]
+    .map((m) => m[1] as string)
+    .filter((figure) => !claimed.has(figure));
+}
+
 function labelledValue(param: string, text: string): string | null {
   const labels = labelsOf(param)
     .sort((a, b) => b.length - a.length)
