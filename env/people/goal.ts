@@ -346,9 +346,14 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
   if (id)
     parts.push(nouns === entity.name || nouns === "" ? named(id) : `the ${nouns} of ${named(id)}`);
   else {
-    if (amount) parts.push(amount);
+    // "transfer 200.00", "pay 45.00": money moved is said after the verb; an amount of something
+    // else ("open a new payment plan") is said with its name, as the other details are.
+    const moved = MASS_NOUNS.has(nouns) || MONEY_VERBS.has(tool.verb);
+    if (amount && moved) parts.push(amount);
     if (!MASS_NOUNS.has(nouns))
       parts.push(`${CREATE_VERBS.has(tool.verb) ? "a new" : "my"} ${nouns || entity.name}`);
+    if (amount && !moved && tool.amountParam)
+      parts.push(argumentPhrase(tool.amountParam, args[tool.amountParam]));
   }
   if (id && amount) parts.push(`of ${amount}`);
   for (const ref of tool.refs) {
@@ -378,6 +383,20 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
 }
 
 const MASS_NOUNS = new Set(["funds", "fund", "money", "cash"]);
+/** Verbs whose amount is the money they move: "pay 45.00", "send 20.00". */
+const MONEY_VERBS = new Set([
+  "pay",
+  "transfer",
+  "send",
+  "refund",
+  "withdraw",
+  "deposit",
+  "charge",
+  "donate",
+  "tip",
+  "top",
+  "move",
+]);
 const CREATE_VERBS = new Set([
   "create",
   "open",

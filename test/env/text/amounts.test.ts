@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
+import { openingRequest } from "../../../env/people/goal.ts";
 import { argumentsIn } from "../../../env/text/reading.ts";
+import { createWorld } from "../../../env/world/index.ts";
 import { type ToolModel, WorldModel } from "../../../env/world/model.ts";
+import { situationOf } from "../../fixtures/situations.ts";
 
 /** A payment plan over arrears: two amounts, one the call's own and one an instalment. */
 const SPEC = {
@@ -39,5 +42,53 @@ describe("amounts said in one message", () => {
     );
     expect(read.arrears_amount).toBe(751.45);
     expect(read.instalment_amount).toBe(292.72);
+  });
+});
+
+describe("the amount in a person's opening request", () => {
+  const agent = Agent.from({
+    ...SPEC,
+    tools: [
+      ...SPEC.tools,
+      {
+        name: "find_account",
+        description: "Find an account by its number.",
+        inputSchema: {
+          type: "object",
+          properties: { account_number: { type: "string" } },
+          required: ["account_number"],
+        },
+      },
+      {
+        name: "pay_bill",
+        description: "Pay an amount towards an account's bill.",
+        inputSchema: {
+          type: "object",
+          properties: { account_number: { type: "string" }, amount: { type: "number" } },
+          required: ["account_number", "amount"],
+        },
+      },
+    ],
+  });
+
+  it("is said with its name unless it is money the verb moves", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "create_payment_plan" }),
+    });
+    // Values are kept verbatim between private-use marks, which the writer removes.
+    const said = (text: string) => text.replace(/[\uE000\uE001]/g, "");
+    const plan = openingRequest(world, {
+      tool: "create_payment_plan",
+      arguments: { account_number: "ACC 1", arrears_amount: 751.45 },
+      text: "",
+    });
+    expect(said(plan)).toMatch(/^open a new payment plan\b.*, with arrears amount 751\.45$/);
+    const paid = openingRequest(world, {
+      tool: "pay_bill",
+      arguments: { account_number: "ACC 1", amount: 45 },
+      text: "",
+    });
+    expect(said(paid)).toMatch(/^pay 45\.00 /);
   });
 });
