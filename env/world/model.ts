@@ -818,6 +818,11 @@ export class WorldModel {
         const set = own.get(field) ?? anywhere.get(field);
         if (set && saysNoMoreThan(schema, set))
           entity.fields.set(field, { ...schema, ...closedPart(set) });
+        else if (schema !== undefined) {
+          // Inside a list of objects too: the rooms of an availability answer have a `room_type`.
+          const nested = withClosedSets(schema, anywhere);
+          if (nested !== schema) entity.fields.set(field, nested);
+        }
       }
     }
   }
@@ -1124,6 +1129,37 @@ const TYPE_WORDS = /\s+(true\/false|yes\/no|y\/n)$/i;
 /** What a field takes of a parameter's closed set: its values and their type, not its words. */
 function closedPart(set: SchemaFragment): SchemaFragment {
   return set.type === undefined ? { enum: set.enum } : { type: set.type, enum: set.enum };
+}
+
+/**
+ * An object's or a list's schema whose members known only by name take the closed sets of the
+ * parameters named like them; the schema itself when none does (it is the spec's: never changed).
+ */
+function withClosedSets(
+  schema: SchemaFragment,
+  sets: ReadonlyMap<string, SchemaFragment>,
+  depth = 0,
+): SchemaFragment {
+  if (depth > 8) return schema;
+  if (schema.items) {
+    const items = withClosedSets(schema.items, sets, depth + 1);
+    return items === schema.items ? schema : { ...schema, items };
+  }
+  if (!schema.properties) return schema;
+  let changed = false;
+  // Entries, not assignment: a member named `__proto__` stays a member.
+  const members = Object.entries(schema.properties).map(
+    ([name, member]): [string, SchemaFragment] => {
+      const set = sets.get(snake(name));
+      const next =
+        set && saysNoMoreThan(member, set)
+          ? { ...member, ...closedPart(set) }
+          : withClosedSets(member, sets, depth + 1);
+      if (next !== member) changed = true;
+      return [name, next];
+    },
+  );
+  return changed ? { ...schema, properties: Object.fromEntries(members) } : schema;
 }
 
 /**

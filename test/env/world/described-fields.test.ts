@@ -54,6 +54,40 @@ const SPEC = {
   ],
 };
 
+/** Rooms listed inside an availability answer, whose type only a booking tool's enum names. */
+const ROOMS = {
+  name: "nested closed sets",
+  system_prompt: "You help guests book rooms.",
+  policy: [],
+  tools: [
+    {
+      name: "get_availability",
+      description: "Get the availability of a property.",
+      inputSchema: {
+        type: "object",
+        properties: { property_id: { type: "string" } },
+        required: ["property_id"],
+      },
+      outputSchema: {
+        type: "object",
+        properties: {
+          rooms: {
+            type: "array",
+            items: {
+              type: "object",
+              properties: { room_type: { type: "string" } },
+            },
+          },
+        },
+      },
+    },
+    tool("book_room", "Book a room.", {
+      property_id: { type: "string" },
+      room_type: { type: "string", enum: ["king", "twin", "suite"] },
+    }),
+  ],
+};
+
 describe("fields read from a tool's description", () => {
   const agent = Agent.from(SPEC);
   const model = WorldModel.of(agent);
@@ -107,6 +141,27 @@ describe("fields read from a tool's description", () => {
           expect(String(account.holder_name_masked).startsWith(first?.[0] ?? "?")).toBe(true);
       }
     }
+  });
+
+  it("inside a list of objects, take a parameter's closed set too, and leave the spec's schema as it was", () => {
+    const rooms = Agent.from(ROOMS);
+    const before = JSON.stringify(rooms.spec);
+    let seen = 0;
+    for (let seed = 0; seed < 4; seed++) {
+      const world = createWorld({
+        spec: rooms,
+        situation: situationOf(rooms, { tool: "get_availability" }),
+        seed,
+      });
+      const collections = Object.values(world.snapshot().collections).flat();
+      for (const record of collections)
+        for (const room of (record.rooms ?? []) as { room_type: string }[]) {
+          expect(["king", "twin", "suite"]).toContain(room.room_type);
+          seen++;
+        }
+    }
+    expect(seen).toBeGreaterThan(0);
+    expect(JSON.stringify(rooms.spec)).toBe(before);
   });
 
   it("keep a value a name suggests within the schema's bounds", () => {
