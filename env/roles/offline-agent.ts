@@ -9,13 +9,13 @@ import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { agentWrites, isFreeText } from "../text/agent-written.ts";
 import { intentOf, intentScores, needsConfirmation, wantsHuman } from "../text/reading.ts";
-import { fits, propertiesOf, readValue, spokenName } from "../text/slots.ts";
+import { fits, readValue, spokenName } from "../text/slots.ts";
 import { fnv1a } from "../util/hash.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { parsedJson } from "../util/parsed.ts";
 import { identityKey } from "../world/identity.ts";
-import { type EntityModel, type ToolModel, WorldModel } from "../world/model.ts";
+import { type EntityModel, propertiesOf, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
 

@@ -2,7 +2,7 @@ import { keyed } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { lastTokenMatch, linearPattern, regexLiteral } from "../util/regex.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
-import type { EntityModel, ToolModel, WorldModel } from "../world/model.ts";
+import { type EntityModel, propertiesOf, type ToolModel, type WorldModel } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { EMAIL } from "./identifiers.ts";
 
@@ -36,11 +36,6 @@ const SENTENCE_WORDS =
 /** Parameters that hold a detail to look something up by, never prose. */
 export const DETAIL_PARAM =
   /(^|_)(id|ids|number|code|email|phone|mobile|zip|zipcode|postcode|postal_code|name|first_name|last_name|dob|birth|date_of_birth|pin|last4|last_four|sku|iban|plate|username|handle)$/;
-
-/** The parameters of a tool, by name, with their schemas. */
-export function propertiesOf(tool: ToolModel): Record<string, SchemaFragment> {
-  return (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
-}
 
 /** The words a parameter is called by in speech: `first_name` → "first name", `order_id` → "order ID". */
 export function spokenName(param: string): string {
@@ -256,7 +251,6 @@ function labelsOf(param: string): string[] {
   return [spoken, ...((identity ? extra[identity] : undefined) ?? [])];
 }
 
-/** The value after a detail's label, up to the next comma or semicolon. */
 /**
  * The money figures of a text, less those it gives other parameters of the tool by name ("with
  * instalment amount 292.72"): those are not the call's own amount, said without its label.
@@ -273,6 +267,7 @@ function unclaimedFigures(tool: ToolModel, param: string, text: string): string[
     .filter((figure) => !claimed.has(figure));
 }
 
+/** The value after a detail's label, up to the next comma or semicolon. */
 function labelledValue(param: string, text: string): string | null {
   const labels = labelsOf(param)
     .sort((a, b) => b.length - a.length)

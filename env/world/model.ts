@@ -801,11 +801,7 @@ export class WorldModel {
       const sets = new Map<string, SchemaFragment>();
       for (const model of this.tools.values()) {
         if (entity !== null && model.entity !== entity) continue;
-        const properties = (model.tool.parameters.properties ?? {}) as Record<
-          string,
-          SchemaFragment
-        >;
-        for (const [param, schema] of Object.entries(properties))
+        for (const [param, schema] of Object.entries(propertiesOf(model)))
           if (Array.isArray(schema.enum) && schema.enum.length > 0 && !sets.has(snake(param)))
             sets.set(snake(param), schema);
       }
@@ -1230,6 +1226,11 @@ function examplesOf(properties: Record<string, SchemaFragment>): Map<string, str
     if (example) out.set(param, example.replace(/[.,;:]+$/, ""));
   }
   return out;
+}
+
+/** The parameters of a tool, by name, with their schemas. */
+export function propertiesOf(tool: ToolModel): Record<string, SchemaFragment> {
+  return (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
 }
 
 /** Whether a field holds a detail of the person (their name, phone, zip…), by its name. */

@@ -4,7 +4,13 @@ import { nameWords } from "../tools.ts";
 import { snake } from "../util/names.ts";
 import { calculate, formatResult } from "./calculator.ts";
 import { detailKey, identityKey } from "./identity.ts";
-import type { EntityModel, Ref, ToolModel, WorldModel } from "./model.ts";
+import {
+  type EntityModel,
+  propertiesOf,
+  type Ref,
+  type ToolModel,
+  type WorldModel,
+} from "./model.ts";
 import { meets } from "./statuses.ts";
 import { newRecord, type Store } from "./store.ts";
 import { isCatchAll, type SchemaFragment, singular, valueFor, WORLD_TODAY } from "./values.ts";
@@ -399,11 +405,6 @@ function copyArguments(
       continue;
     record[field] = asStored(value, declared[param] as SchemaFragment);
   }
-}
-
-/** A tool's parameters' schemas, by name. */
-function propertiesOf(tool: ToolModel): Record<string, SchemaFragment> {
-  return (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
 }
 
 /**
