@@ -26,3 +26,22 @@ export function specOf(
 export async function offlineRows(spec: AgentSpec, rows = 40): Promise<Row[]> {
   return (await simulate(spec, { rows, slipRate: 0, preferSuccess: false })).rows();
 }
+
+/**
+ * A tool as MCP lists it: `name`, the `description` the world reads fields and meaning from, and
+ * its parameters (all required unless `required` names them); `output` is its output schema's properties.
+ */
+export function mcpTool(
+  name: string,
+  description: string,
+  properties: Record<string, unknown>,
+  required: string[] = Object.keys(properties),
+  output?: Record<string, unknown>,
+) {
+  return {
+    name,
+    description,
+    inputSchema: { type: "object", properties, required },
+    ...(output ? { outputSchema: { type: "object", properties: output } } : {}),
+  };
+}

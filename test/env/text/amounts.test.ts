@@ -5,6 +5,7 @@ import { argumentsIn } from "../../../env/text/reading.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { type ToolModel, WorldModel } from "../../../env/world/model.ts";
 import { situationOf } from "../../fixtures/situations.ts";
+import { mcpTool } from "../../support/specs.ts";
 
 /** A payment plan over arrears: two amounts, one the call's own and one an instalment. */
 const SPEC = {
@@ -12,20 +13,17 @@ const SPEC = {
   system_prompt: "You help customers with their energy accounts.",
   policy: [],
   tools: [
-    {
-      name: "create_payment_plan",
-      description: "Set up a payment plan for the arrears of an account.",
-      inputSchema: {
-        type: "object",
-        properties: {
-          account_number: { type: "string" },
-          arrears_amount: { type: "number" },
-          instalment_amount: { type: "number" },
-          number_of_instalments: { type: "integer" },
-        },
-        required: ["account_number", "arrears_amount", "instalment_amount"],
+    mcpTool(
+      "create_payment_plan",
+      "Set up a payment plan for the arrears of an account.",
+      {
+        account_number: { type: "string" },
+        arrears_amount: { type: "number" },
+        instalment_amount: { type: "number" },
+        number_of_instalments: { type: "integer" },
       },
-    },
+      ["account_number", "arrears_amount", "instalment_amount"],
+    ),
   ],
 };
 
@@ -50,24 +48,13 @@ describe("the amount in a person's opening request", () => {
     ...SPEC,
     tools: [
       ...SPEC.tools,
-      {
-        name: "find_account",
-        description: "Find an account by its number.",
-        inputSchema: {
-          type: "object",
-          properties: { account_number: { type: "string" } },
-          required: ["account_number"],
-        },
-      },
-      {
-        name: "pay_bill",
-        description: "Pay an amount towards an account's bill.",
-        inputSchema: {
-          type: "object",
-          properties: { account_number: { type: "string" }, amount: { type: "number" } },
-          required: ["account_number", "amount"],
-        },
-      },
+      mcpTool("find_account", "Find an account by its number.", {
+        account_number: { type: "string" },
+      }),
+      mcpTool("pay_bill", "Pay an amount towards an account's bill.", {
+        account_number: { type: "string" },
+        amount: { type: "number" },
+      }),
     ],
   });
 

@@ -4,6 +4,7 @@ import { argumentsIn } from "../../../env/text/reading.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { type ToolModel, WorldModel } from "../../../env/world/model.ts";
 import { situationOf } from "../../fixtures/situations.ts";
+import { mcpTool } from "../../support/specs.ts";
 
 /** Invoices of a patient, listed by a status that may be "all", and slots by a time of day that may be "any". */
 const SPEC = {
@@ -11,30 +12,24 @@ const SPEC = {
   system_prompt: "You help patients with their invoices and appointments.",
   policy: [],
   tools: [
-    {
-      name: "list_invoices",
-      description: "List a patient's invoices.",
-      inputSchema: {
-        type: "object",
-        properties: {
-          patient_id: { type: "string" },
-          status: { type: "string", enum: ["unpaid", "paid", "all"] },
-        },
-        required: ["patient_id"],
+    mcpTool(
+      "list_invoices",
+      "List a patient's invoices.",
+      {
+        patient_id: { type: "string" },
+        status: { type: "string", enum: ["unpaid", "paid", "all"] },
       },
-    },
-    {
-      name: "list_appointments",
-      description: "List a patient's appointments.",
-      inputSchema: {
-        type: "object",
-        properties: {
-          patient_id: { type: "string" },
-          time_of_day: { type: "string", enum: ["any", "morning", "afternoon", "evening"] },
-        },
-        required: ["patient_id"],
+      ["patient_id"],
+    ),
+    mcpTool(
+      "list_appointments",
+      "List a patient's appointments.",
+      {
+        patient_id: { type: "string" },
+        time_of_day: { type: "string", enum: ["any", "morning", "afternoon", "evening"] },
       },
-    },
+      ["patient_id"],
+    ),
   ],
 };
 

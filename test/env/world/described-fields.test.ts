@@ -5,15 +5,7 @@ import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import { valueFor } from "../../../env/world/values.ts";
 import { situationOf } from "../../fixtures/situations.ts";
-
-/** A tool of `name` taking `properties`, described by `description`. */
-function tool(name: string, description: string, properties: Record<string, unknown>) {
-  return {
-    name,
-    description,
-    inputSchema: { type: "object", properties, required: Object.keys(properties) },
-  };
-}
+import { mcpTool } from "../../support/specs.ts";
 
 /** Accounts of a customer, whose fields come only from the tools' descriptions. */
 const SPEC = {
@@ -21,33 +13,33 @@ const SPEC = {
   system_prompt: "You help customers with their accounts.",
   policy: [],
   tools: [
-    tool("find_customer_by_email", "Find a customer's id by their email.", {
+    mcpTool("find_customer_by_email", "Find a customer's id by their email.", {
       email: { type: "string" },
     }),
-    tool(
+    mcpTool(
       "get_account",
       "Get an account. Returns plan, billing cycle, membership tier, checked bags, seats left, number of nights, vat and the holder name masked, if any.",
       { account_id: { type: "string" } },
     ),
-    tool(
+    mcpTool(
       "check_code",
       "Check a code sent to the customer. Returns verified true/false and, on success, a verification_id valid for 15 minutes.",
       { account_id: { type: "string" }, code: { type: "string" } },
     ),
-    tool(
+    mcpTool(
       "get_account_status",
       "Get the status of an account. Statuses: 'open', 'in_review', 'closed'.",
       { account_id: { type: "string" } },
     ),
-    tool("change_plan", "Move an account to another plan.", {
+    mcpTool("change_plan", "Move an account to another plan.", {
       account_id: { type: "string" },
       plan: { type: "string", enum: ["free", "team", "business"] },
     }),
-    tool("request_invoice", "Ask for an invoice of an account for a billing cycle.", {
+    mcpTool("request_invoice", "Ask for an invoice of an account for a billing cycle.", {
       account_id: { type: "string" },
       billing_cycle: { type: "string", enum: ["monthly", "annual"] },
     }),
-    tool("add_bags", "Add checked bags to an account.", {
+    mcpTool("add_bags", "Add checked bags to an account.", {
       account_id: { type: "string" },
       additional_bags: { type: "integer", minimum: 1, maximum: 10 },
     }),
@@ -60,28 +52,19 @@ const ROOMS = {
   system_prompt: "You help guests book rooms.",
   policy: [],
   tools: [
-    {
-      name: "get_availability",
-      description: "Get the availability of a property.",
-      inputSchema: {
-        type: "object",
-        properties: { property_id: { type: "string" } },
-        required: ["property_id"],
-      },
-      outputSchema: {
-        type: "object",
-        properties: {
-          rooms: {
-            type: "array",
-            items: {
-              type: "object",
-              properties: { room_type: { type: "string" } },
-            },
-          },
+    mcpTool(
+      "get_availability",
+      "Get the availability of a property.",
+      { property_id: { type: "string" } },
+      ["property_id"],
+      {
+        rooms: {
+          type: "array",
+          items: { type: "object", properties: { room_type: { type: "string" } } },
         },
       },
-    },
-    tool("book_room", "Book a room.", {
+    ),
+    mcpTool("book_room", "Book a room.", {
       property_id: { type: "string" },
       room_type: { type: "string", enum: ["king", "twin", "suite"] },
     }),

@@ -5,6 +5,7 @@ import { Agent } from "../../../env/agent.ts";
 import { Planner } from "../../../env/plan.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
+import { mcpTool } from "../../support/specs.ts";
 
 /** Reservations owned by customers, whose records name their owner, someone else and a code. */
 const SPEC = {
@@ -12,43 +13,25 @@ const SPEC = {
   system_prompt: "You help customers with their reservations.",
   policy: [],
   tools: [
-    {
-      name: "find_customer_by_email",
-      description: "Find a customer's id by their email.",
-      inputSchema: {
-        type: "object",
-        properties: { email: { type: "string" } },
-        required: ["email"],
+    mcpTool("find_customer_by_email", "Find a customer's id by their email.", {
+      email: { type: "string" },
+    }),
+    mcpTool(
+      "get_reservation",
+      "Get the details of a reservation.",
+      { reservation_id: { type: "string" } },
+      ["reservation_id"],
+      {
+        reservation_id: { type: "string" },
+        owner_customer_id: { type: "string" },
+        recipient_customer_id: { type: "string" },
+        primary_customer_id: { type: "string", pattern: "^P-[0-9]{4}$" },
+        cabin: { type: "string" },
       },
-    },
-    {
-      name: "get_reservation",
-      description: "Get the details of a reservation.",
-      inputSchema: {
-        type: "object",
-        properties: { reservation_id: { type: "string" } },
-        required: ["reservation_id"],
-      },
-      outputSchema: {
-        type: "object",
-        properties: {
-          reservation_id: { type: "string" },
-          owner_customer_id: { type: "string" },
-          recipient_customer_id: { type: "string" },
-          primary_customer_id: { type: "string", pattern: "^P-[0-9]{4}$" },
-          cabin: { type: "string" },
-        },
-      },
-    },
-    {
-      name: "list_reservations",
-      description: "List the reservations of a customer.",
-      inputSchema: {
-        type: "object",
-        properties: { customer_id: { type: "string" } },
-        required: ["customer_id"],
-      },
-    },
+    ),
+    mcpTool("list_reservations", "List the reservations of a customer.", {
+      customer_id: { type: "string" },
+    }),
   ],
 };
 
@@ -95,43 +78,19 @@ const PROFILE = {
   system_prompt: "You help customers with their profile.",
   policy: [],
   tools: [
-    {
-      name: "get_customer_details",
-      description:
-        "Get a customer's profile: name, email, address, saved payment methods and reservation numbers.",
-      inputSchema: {
-        type: "object",
-        properties: { customer_id: { type: "string" } },
-        required: ["customer_id"],
-      },
-    },
-    {
-      name: "list_payment_methods",
-      description: "List the payment methods of a customer.",
-      inputSchema: {
-        type: "object",
-        properties: { customer_id: { type: "string" } },
-        required: ["customer_id"],
-      },
-    },
-    {
-      name: "get_reservation",
-      description: "Get a reservation.",
-      inputSchema: {
-        type: "object",
-        properties: { reservation_id: { type: "string" } },
-        required: ["reservation_id"],
-      },
-    },
-    {
-      name: "add_payment_method",
-      description: "Add a card to a customer's payment methods.",
-      inputSchema: {
-        type: "object",
-        properties: { customer_id: { type: "string" }, card_last4: { type: "string" } },
-        required: ["customer_id", "card_last4"],
-      },
-    },
+    mcpTool(
+      "get_customer_details",
+      "Get a customer's profile: name, email, address, saved payment methods and reservation numbers.",
+      { customer_id: { type: "string" } },
+    ),
+    mcpTool("list_payment_methods", "List the payment methods of a customer.", {
+      customer_id: { type: "string" },
+    }),
+    mcpTool("get_reservation", "Get a reservation.", { reservation_id: { type: "string" } }),
+    mcpTool("add_payment_method", "Add a card to a customer's payment methods.", {
+      customer_id: { type: "string" },
+      card_last4: { type: "string" },
+    }),
   ],
 };
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
+import { mcpTool } from "../../support/specs.ts";
 
 /** Workspaces of a user: their invoices, listed since a day, and users removed from them. */
 const SPEC = {
@@ -9,55 +10,37 @@ const SPEC = {
   system_prompt: "You help admins with their workspaces.",
   policy: [],
   tools: [
-    {
-      name: "get_workspace",
-      description: "Get a workspace: name, plan and seats.",
-      inputSchema: {
-        type: "object",
-        properties: { workspace_id: { type: "string" } },
-        required: ["workspace_id"],
-      },
-    },
-    {
-      name: "remove_user",
-      description: "Remove a user from the workspace and free their seat.",
-      inputSchema: {
-        type: "object",
-        properties: { workspace_id: { type: "string" }, user_id: { type: "string" } },
-        required: ["workspace_id", "user_id"],
-      },
-    },
-    {
-      name: "list_invoices",
-      description: "List invoices for the workspace, newest first: invoice number, date, amount.",
-      inputSchema: {
-        type: "object",
-        properties: {
-          workspace_id: { type: "string" },
-          since: {
-            type: "string",
-            format: "date",
-            description: "Only invoices on or after this day.",
-          },
+    mcpTool("get_workspace", "Get a workspace: name, plan and seats.", {
+      workspace_id: { type: "string" },
+    }),
+    mcpTool("remove_user", "Remove a user from the workspace and free their seat.", {
+      workspace_id: { type: "string" },
+      user_id: { type: "string" },
+    }),
+    mcpTool(
+      "list_invoices",
+      "List invoices for the workspace, newest first: invoice number, date, amount.",
+      {
+        workspace_id: { type: "string" },
+        since: {
+          type: "string",
+          format: "date",
+          description: "Only invoices on or after this day.",
         },
-        required: ["workspace_id"],
       },
-    },
-    {
-      name: "request_upload_link",
-      description: "Create a link for the admin to upload documents of the given types.",
-      inputSchema: {
-        type: "object",
-        properties: {
-          workspace_id: { type: "string" },
-          document_types: {
-            type: "array",
-            items: { type: "string", enum: ["invoice", "contract", "receipt"] },
-          },
+      ["workspace_id"],
+    ),
+    mcpTool(
+      "request_upload_link",
+      "Create a link for the admin to upload documents of the given types.",
+      {
+        workspace_id: { type: "string" },
+        document_types: {
+          type: "array",
+          items: { type: "string", enum: ["invoice", "contract", "receipt"] },
         },
-        required: ["workspace_id", "document_types"],
       },
-    },
+    ),
   ],
 };
 
