@@ -36,10 +36,18 @@ const SIX_AXIS_SLACK = 1.05;
 /** Target when PICT can be run here: our CPU time within this many times its time. */
 const PICT_TIME_RATIO = 20;
 /**
- * Small grids take milliseconds, near the CPU clock's grain: our engine and our greedy baseline are
- * each run back to back for at least this many CPU seconds, after a warm-up run, and timed as the mean.
+ * Small grids take milliseconds, near the CPU clock's grain: our greedy baseline is run back to back
+ * for at least this many CPU seconds, after a warm-up run, and timed as the mean; our engine's rounds
+ * run for at least twice this in all.
  */
 const TIMED_SECONDS = 0.25;
+/**
+ * Our engine and PICT are timed in rounds, one of ours (back-to-back runs for at least this many CPU
+ * seconds, their mean) then one of PICT's, at least {@link ROUNDS} of them: this machine's speed drifts
+ * by 1.5× within minutes, and a ratio of two times taken seconds apart measures the drift as well.
+ */
+const ROUND_SECONDS = 0.05;
+const ROUNDS = 9;
 
 function seconds(start: number): string {
   return ((performance.now() - start) / 1000).toFixed(2);
@@ -51,26 +59,69 @@ function cpuSeconds(start: NodeJS.CpuUsage): number {
   return (used.user + used.system) / 1e6;
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** Our array for a grid, its CPU and wall seconds a run, and PICT's rows, time and our ratio to it when it is installed. */
+interface Timed {
+  result: CoveringArray;
+  cpu: number;
+  total: string;
+  pict: { rows: number; seconds: number | null } | null;
+  /** The median over rounds of our CPU time over PICT's in the same round; null without PICT or when its time is too small to tell. */
+  ratio: number | null;
+}
+
 /**
- * Our array for the grid, and its mean CPU and wall seconds per run, timed as the baseline is: a
- * warm-up run, then runs back to back until {@link TIMED_SECONDS} of CPU (at least one); every run
- * must give the same array.
+ * Times our engine on a grid, and PICT beside it in the same rounds when `pict` is installed. Our
+ * time is taken in-process, so PICT's process start-up and reading (a few milliseconds) are taken
+ * off: each of its runs is followed by a run of a one-parameter model, and its time is the
+ * difference. Figures are medians over the rounds (one slow start-up would swing a mean by more than
+ * a small grid takes); a PICT time under a tenth of a millisecond is too little to tell from start-up
+ * noise (null). Every run of ours must give the same array.
  */
-function runOurs(levels: number[]): { result: CoveringArray; cpu: number; total: string } {
+function timeGrid(levels: number[], dir: string, pict: boolean): Timed {
   const result = coveringArray({ levels }, { seed: 1 });
   const rows = JSON.stringify(result.rows);
+  const model = pict ? pictModel(levels, join(dir, "model.txt")) : "";
+  const one = pict ? pictModel([2], join(dir, "one.txt")) : "";
+  const pictRows = pict ? pictOnce(model).stdout.trim().split("\n").length - 1 : 0;
+  if (pict) pictOnce(one);
+  const ours: number[] = [];
+  const walls: number[] = [];
+  const theirs: number[] = [];
+  const ratios: number[] = [];
   const start = performance.now();
-  const cpuStart = process.cpuUsage();
-  let runs = 0;
-  while (runs === 0 || cpuSeconds(cpuStart) < TIMED_SECONDS) {
-    if (JSON.stringify(coveringArray({ levels }, { seed: 1 }).rows) !== rows)
-      throw new Error(
-        `covering: two runs of ${levels.length} axes with seed 1 gave different arrays`,
-      );
-    runs++;
+  while (ours.length < ROUNDS || performance.now() - start < 2 * TIMED_SECONDS * 1000) {
+    const wallStart = performance.now();
+    const cpuStart = process.cpuUsage();
+    let runs = 0;
+    while (runs === 0 || cpuSeconds(cpuStart) < ROUND_SECONDS) {
+      if (JSON.stringify(coveringArray({ levels }, { seed: 1 }).rows) !== rows)
+        throw new Error(
+          `covering: two runs of ${levels.length} axes with seed 1 gave different arrays`,
+        );
+      runs++;
+    }
+    const cpu = cpuSeconds(cpuStart) / runs;
+    ours.push(cpu);
+    walls.push((performance.now() - wallStart) / 1000 / runs);
+    if (!pict) continue;
+    const difference = pictOnce(model).seconds - pictOnce(one).seconds;
+    theirs.push(difference);
+    if (difference > 0) ratios.push(cpu / difference);
   }
-  const cpu = cpuSeconds(cpuStart) / runs;
-  return { result, cpu, total: ((performance.now() - start) / 1000 / runs).toFixed(2) };
+  const pictSeconds = pict ? median(theirs) : null;
+  const told = pictSeconds !== null && pictSeconds >= 1e-4;
+  return {
+    result,
+    cpu: median(ours),
+    total: median(walls).toFixed(2),
+    pict: pict ? { rows: pictRows, seconds: told ? pictSeconds : null } : null,
+    ratio: told ? median(ratios) : null,
+  };
 }
 
 /** Rows of our greedy baseline ({@link greedyBaseline}) and its mean CPU seconds per run, warmed. */
@@ -108,27 +159,6 @@ function pictOnce(model: string): { stdout: string; seconds: number } {
   const seconds = (performance.now() - start) / 1000;
   if (out.status !== 0) throw new Error(`pict failed: ${out.stderr}`);
   return { stdout: out.stdout, seconds };
-}
-
-/**
- * PICT's rows for the grid and its generation seconds, run here. Our time is taken in-process, so
- * PICT's process start-up and reading (a few milliseconds) are taken off: runs of the grid's model
- * alternate with runs of a one-parameter model, and the time is the median of their differences
- * (the median, because one slow start-up would swing a mean by more than a small grid takes).
- * Null seconds: under a tenth of a millisecond, too little to tell from start-up noise.
- */
-function runPict(levels: number[], dir: string): { rows: number; seconds: number | null } {
-  const one = pictModel([2], join(dir, "one.txt"));
-  const model = pictModel(levels, join(dir, "model.txt"));
-  const { stdout } = pictOnce(model);
-  pictOnce(one);
-  const differences: number[] = [];
-  const start = performance.now();
-  while (differences.length < 15 || performance.now() - start < 2 * TIMED_SECONDS * 1000)
-    differences.push(pictOnce(model).seconds - pictOnce(one).seconds);
-  differences.sort((a, b) => a - b);
-  const median = differences[Math.floor(differences.length / 2)] as number;
-  return { rows: stdout.trim().split("\n").length - 1, seconds: median < 1e-4 ? null : median };
 }
 
 /**
@@ -170,12 +200,10 @@ export function run(): void {
       const greedyStart = performance.now();
       const greedy = coveringArray({ levels: grid.levels }, { seed: 1, effort: 0 });
       const greedySeconds = seconds(greedyStart);
-      const { result, cpu, total } = runOurs(grid.levels);
+      const { result, cpu, total, pict: measured, ratio } = timeGrid(grid.levels, dir, pict);
       const baseline = runBaseline(grid.levels);
-      const measured = pict ? runPict(grid.levels, dir) : null;
       const rows = result.rows.length;
       const best = grid.best ?? result.lowerBound;
-      const ratio = measured?.seconds ? cpu / measured.seconds : null;
       const met =
         (grid.pict === undefined
           ? rows <= SIX_AXIS_SLACK * result.lowerBound
@@ -220,11 +248,11 @@ export function run(): void {
   console.log(format(header));
   for (const line of lines) console.log(format(line));
   console.log(
-    `total s, cpu s: mean of back-to-back runs of our engine over ${TIMED_SECONDS} s after a warm-up run; base = our greedy baseline (bench/greedy-baseline.ts: one plain greedy row at a time, the class of algorithm PICT uses; it is not PICT), timed the same way; cpu/base = our CPU time over it`,
+    `total s, cpu s: our engine's median over at least ${ROUNDS} rounds after a warm-up run (each the mean of back-to-back runs over ${ROUND_SECONDS} s of CPU), PICT run between them; base = our greedy baseline (bench/greedy-baseline.ts: one plain greedy row at a time, the class of algorithm PICT uses; it is not PICT), timed the same way; cpu/base = our CPU time over it`,
   );
   console.log(
     pict
-      ? `PICT measured here (pict on the PATH): PICT s is the median of its runs' times less a one-parameter model's (its start-up), "<0.0001" when too small to tell from start-up noise (no ratio then); targets also want classic grids within ${PICT_TIME_RATIO}× its time: ${withinPict} of ${classic} are`
+      ? `PICT measured here (pict on the PATH): PICT s is the median over the same rounds of its run's time less a one-parameter model's (its start-up), cpu/PICT the median of each round's ratio, "<0.0001" when too small to tell from start-up noise (no ratio then); targets also want classic grids within ${PICT_TIME_RATIO}× its time: ${withinPict} of ${classic} are`
       : `PICT is not on the PATH (Debian has no package; build it from github.com/microsoft/pict with make): its rows are the published sizes, its time is not measured, so no time ratio`,
   );
   console.log(
