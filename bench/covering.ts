@@ -43,11 +43,11 @@ const PICT_TIME_RATIO = 20;
 const TIMED_SECONDS = 0.25;
 /**
  * Our engine and PICT are timed in rounds, one of ours (back-to-back runs for at least this many CPU
- * seconds, their mean) then one of PICT's, at least {@link ROUNDS} of them: this machine's speed drifts
- * by 1.5× within minutes, and a ratio of two times taken seconds apart measures the drift as well.
+ * seconds, their mean) then one of PICT's, at least {@link ROUNDS} of them: a shared machine's speed
+ * drifts within minutes, and a ratio of two times taken seconds apart measures the drift as well.
  */
 const ROUND_SECONDS = 0.05;
-const ROUNDS = 9;
+const ROUNDS = 15;
 
 function seconds(start: number): string {
   return ((performance.now() - start) / 1000).toFixed(2);
