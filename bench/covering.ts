@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type CoveringArray, coveringArray } from "../env/covering/index.ts";
 import { greedyBaseline } from "./greedy-baseline.ts";
+import { median } from "./stats.ts";
 
 interface Grid {
   name: string;
@@ -57,11 +58,6 @@ function seconds(start: number): string {
 function cpuSeconds(start: NodeJS.CpuUsage): number {
   const used = process.cpuUsage(start);
   return (used.user + used.system) / 1e6;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 /** Our array for a grid, its CPU and wall seconds a run, and PICT's rows, time and our ratio to it when it is installed. */

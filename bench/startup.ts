@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { build } from "../scripts/build.ts";
+import { median } from "./stats.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 
@@ -53,12 +54,6 @@ function millis(args: readonly string[]): number {
   const run = spawnSync(process.execPath, args, { cwd: ROOT, stdio: "ignore" });
   if (run.status !== 0) throw new Error(`node ${args.join(" ")} exited ${run.status}`);
   return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-/** The median of some numbers. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
 /** Builds the CLI into a temporary folder and prints its start-up beside tsx's and `node -e 0`'s. */
