@@ -140,6 +140,13 @@ async function bareEngine(seconds: number): Promise<number> {
   return steps / ((performance.now() - started) / 1000);
 }
 
+/** Each turn's frame, written once: the client's work is not the server's, and would be counted as its CPU here. */
+const framesOfTurns: Buffer[] = [];
+function frameOfTurn(turn: number): Buffer {
+  framesOfTurns[turn] ??= Buffer.from(turn === 0 ? RESET_FRAME : stepFrame(turn));
+  return framesOfTurns[turn];
+}
+
 /**
  * A socket in this process, played by the load generator's rule: each reply it is sent is answered
  * with the next frame (a reset after an episode that ended, else the next step), until the deadline.
@@ -165,8 +172,8 @@ class InProcessSocket extends EventEmitter {
       return;
     }
     this.#turn = endsEpisode(reply) ? 0 : this.#turn + 1;
-    const frame = this.#turn === 0 ? RESET_FRAME : stepFrame(this.#turn);
-    queueMicrotask(() => this.emit("message", Buffer.from(frame), false));
+    const frame = frameOfTurn(this.#turn);
+    queueMicrotask(() => this.emit("message", frame, false));
   }
   close(): void {
     this.readyState = 3;
@@ -212,13 +219,65 @@ async function inProcessEngine(seconds: number, sessions = 64): Promise<number> 
         },
       );
       engine.accept(socket as never);
-      socket.emit("message", Buffer.from(RESET_FRAME), false);
+      socket.emit("message", frameOfTurn(0), false);
     }
   });
   const used = process.cpuUsage(cpu);
   await engine.drain(0);
   await held.close();
   return (used.user + used.system) / frames;
+}
+
+/** Integer work the CPU cannot skip: `iterations` rounds of a xorshift, its last state returned. */
+function burn(iterations: number): number {
+  let x = 2463534242;
+  for (let i = 0; i < iterations; i++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+  }
+  return x;
+}
+
+/** Rounds of {@link burn} a CPU microsecond holds on this machine, timed over 0.2 s of CPU. */
+function burnRate(): number {
+  const chunk = 100_000;
+  burn(chunk);
+  const cpu = process.cpuUsage();
+  let rounds = 0;
+  for (let used = 0; used < 200_000; ) {
+    burn(chunk);
+    rounds += chunk;
+    const spent = process.cpuUsage(cpu);
+    used = spent.user + spent.system;
+    if (used >= 200_000) return rounds / used;
+  }
+  return rounds;
+}
+
+/**
+ * A raw `ws` echo server that spends `microseconds` of CPU on each frame before it echoes it: a
+ * server whose only work beyond the socket's is the engine's own. Its rate is the most any server
+ * of this engine could serve on this machine, whatever its envelope and sessions cost.
+ */
+async function workingEcho(microseconds: number): Promise<{ url: string; close(): void }> {
+  const rounds = Math.round(microseconds * burnRate());
+  const server = new WebSocketServer({ port: 0, host: "127.0.0.1", perMessageDeflate: false });
+  server.on("connection", (socket) =>
+    socket.on("message", (data, isBinary) => {
+      // A xorshift from a state not zero never reaches zero; the test keeps the work's result in use.
+      if (burn(rounds) === 0) throw new Error("burn: the xorshift reached zero");
+      socket.send(data, { binary: isBinary });
+    }),
+  );
+  await new Promise((resolve) => server.once("listening", resolve));
+  return {
+    url: `ws://127.0.0.1:${(server.address() as { port: number }).port}`,
+    close() {
+      for (const socket of server.clients) socket.terminate();
+      server.close();
+    },
+  };
 }
 
 /** One server run: the load generator's figures and the server's /metrics after it. */
@@ -295,8 +354,9 @@ const rate = (measured: Measured) => measured.steps / measured.seconds;
  * Steps per second and step latency of the environment server for 1, 64 and 512 concurrent
  * sessions (offline person and world), with the episodes on the main thread and on one engine
  * thread per core, beside a raw `ws` echo server measured in the same run by the same client;
- * prints the ratio. Both servers run through every size, warmed first; the server-side figures
- * (from /metrics) are each load's alone.
+ * prints the ratio. At 64 sessions, also an echo server that first spends the engine alone's CPU
+ * a step: the most any server of this engine could serve here. Both servers run through every
+ * size, warmed first; the server-side figures (from /metrics) are each load's alone.
  */
 export async function run(): Promise<void> {
   const echo = new WebSocketServer({ port: 0, host: "127.0.0.1", perMessageDeflate: false });
@@ -319,6 +379,7 @@ export async function run(): Promise<void> {
   console.log(
     `  the server's Engine serving 64 sockets in this process (envelope, sessions and freeze rows, no socket I/O), the better of 2 runs: ${inProcess.toFixed(0)} µs CPU a frame, the held-episodes thread's included`,
   );
+  const working = await workingEcho(1e6 / bare);
   const freezeDir = await mkdtemp(join(tmpdir(), "rehearse-bench-freeze-"));
   const servers = {
     main: await warmServer(0, freezeDir),
@@ -327,11 +388,12 @@ export async function run(): Promise<void> {
   try {
     for (const sessions of SESSIONS) {
       // Two runs of each, interleaved, the better kept: other work on the machine slows one run, not the figure.
-      const best: { main: Best | null; threads: Best | null; echo: Measured | null } = {
-        main: null,
-        threads: null,
-        echo: null,
-      };
+      const best: {
+        main: Best | null;
+        threads: Best | null;
+        echo: Measured | null;
+        working: Measured | null;
+      } = { main: null, threads: null, echo: null, working: null };
       for (let attempt = 0; attempt < TRIES; attempt++) {
         for (const key of ["main", "threads"] as const) {
           const measured = await measureServer(servers[key], sessions);
@@ -340,6 +402,9 @@ export async function run(): Promise<void> {
         }
         const echoed = await load(echoUrl, sessions);
         if (!best.echo || rate(echoed) > rate(best.echo)) best.echo = echoed;
+        if (sessions !== 64) continue;
+        const worked = await load(working.url, sessions);
+        if (!best.working || rate(worked) > rate(best.working)) best.working = worked;
       }
       const raw = best.echo;
       if (!best.main || !best.threads || !raw) throw new Error("no run measured");
@@ -365,7 +430,13 @@ export async function run(): Promise<void> {
           `${label || "episodes on the main thread"}: ratio ≥ ${TARGET_RATIO} ${ratio >= TARGET_RATIO ? "met" : "MISSED"}, server step p99 < ${TARGET_P99_MS} ms ${serverP99 < TARGET_P99_MS ? "met" : "MISSED"}, round-trip p99 < ${TARGET_P99_MS} ms ${quantile(envSorted, 0.99) < TARGET_P99_MS ? "met" : "MISSED"}`,
         );
       }
-      if (sessions === 64) console.log(`  goal at 64 sessions: ${goals.join("; ")}`);
+      if (sessions === 64 && best.working) {
+        const ceiling = rate(best.working);
+        console.log(
+          `  ${" ".repeat(8)} | the echo server spending the engine alone's CPU a step (${(1e6 / bare).toFixed(0)} µs) before each echo: ${ceiling.toFixed(0)} frames/s, ratio ${(ceiling / rate(raw)).toFixed(2)}, the most a server of this engine reaches here; rehearse has ${((rate(best.main.load) / ceiling) * 100).toFixed(0)}% of it, ${((rate(best.threads.load) / ceiling) * 100).toFixed(0)}% with engine threads; CPU a frame, server / client ${cpuPerFrame(best.working)}`,
+        );
+        console.log(`  goal at 64 sessions: ${goals.join("; ")}`);
+      }
     }
     for (const key of ["main", "threads"] as const) {
       const { rows, seconds, quiet, frozen } = await freezeUnderLoad(servers[key], `${key}.jsonl`);
@@ -375,6 +446,7 @@ export async function run(): Promise<void> {
     }
   } finally {
     await Promise.all([servers.main.close(), servers.threads.close()]);
+    working.close();
     await rm(freezeDir, { recursive: true, force: true });
     for (const socket of echo.clients) socket.terminate();
     echo.close();
