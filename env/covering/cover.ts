@@ -47,6 +47,11 @@ export class Cover {
    */
   rowBits: Int32Array;
   words = 1;
+  /**
+   * A fingerprint of the cells {@link Cover.set} has changed: within a fixed set of rows, equal
+   * fingerprints mean (but for a 2^-32 chance) equal arrays, so a search can tell it is going round.
+   */
+  fingerprint = 0;
 
   constructor(space: PairSpace, reach: Reachability) {
     this.space = space;
@@ -261,6 +266,8 @@ export class Cover {
     rows[base + c] = v;
     this.#mark(r, c, old, false);
     this.#mark(r, c, v, true);
+    const value = this.valueBase[c] as number;
+    this.fingerprint ^= cellKey(r, value + old) ^ cellKey(r, value + v);
   }
 
   /** Sets (or clears) row r's bit in the row set of axis c's value v. */
@@ -376,4 +383,12 @@ export class Cover {
     if (this.#slotA[moved] === last) this.#slotA[moved] = slot;
     else this.#slotB[moved] = slot;
   }
+}
+
+/** A well-mixed 32-bit key for row r holding an axis value (Zobrist hashing's table, computed). */
+function cellKey(r: number, value: number): number {
+  let x = Math.imul(r + 1, 0x9e3779b1) ^ Math.imul(value + 1, 0x85ebca77);
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x2c1b3c6d);
+  return x ^ (x >>> 12);
 }

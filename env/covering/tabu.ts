@@ -46,6 +46,11 @@ export const REMOVAL_CHECKPOINTS: readonly Checkpoint[] = [
   { share: 0.75, uncovered: 4 },
 ];
 
+/** Moves back a search looks for a state it has been in (a power of two): loops seen were three moves long. */
+const RECENT_STATES = 8;
+/** Moves in a row that each return to a recent state before the search takes it for a loop. */
+const LOOP_REVISITS = 24;
+
 /**
  * Tabu search at a fixed row count (after Nurmela): take an uncovered pair, look at every row that
  * already holds one of its two values, and make the single change that leaves the fewest pairs
@@ -65,8 +70,15 @@ export function repair(
   let next = 0;
   let nextAt = checkpointAt(checkpoints, next, maxIterations);
   let best = cover.uncoveredCount;
+  // The fingerprints after the last few moves. A state seen again now and then is the tabu walk's
+  // own back and forth; one seen again on every move for a while is a loop its short tabu list
+  // cannot break (seen: three moves round one uncovered pair for a whole budget).
+  const recent = new Int32Array(RECENT_STATES);
+  let revisits = 0;
   for (let iteration = 1; iteration <= maxIterations; iteration++) {
     if (cover.uncoveredCount === 0) return { covered: true, iterations: iteration - 1 };
+    if (cover.uncoveredCount < best) best = cover.uncoveredCount;
+    revisits = revisited(recent, iteration, cover.fingerprint) ? revisits + 1 : 0;
     // A while: in a tiny budget two checkpoints can fall on one iteration.
     while (iteration === nextAt) {
       if (best > (checkpoints[next] as Checkpoint).uncovered)
@@ -75,6 +87,11 @@ export function repair(
     }
     stillWorking("making the covering array smaller");
     const p = cover.uncovered[rng.int(cover.uncoveredCount)] as number;
+    if (revisits >= LOOP_REVISITS) {
+      revisits = 0;
+      anyMove(cover, rng, frozen, p, tabuUntil, iteration + tenure);
+      continue;
+    }
     const i = space.axisA[p] as number;
     const a = space.valueA[p] as number;
     const j = space.axisB[p] as number;
@@ -126,9 +143,16 @@ export function repair(
     } else {
       placePair(cover, rng, frozen, i, a, j, b, tabuUntil, iteration + tenure);
     }
-    if (cover.uncoveredCount < best) best = cover.uncoveredCount;
   }
   return { covered: cover.uncoveredCount === 0, iterations: maxIterations };
+}
+
+/** Whether `state` is among the `recent` ones; it takes the slot of the oldest. */
+function revisited(recent: Int32Array, iteration: number, state: number): boolean {
+  let seen = false;
+  for (let s = 0; s < RECENT_STATES; s++) if (recent[s] === state) seen = true;
+  recent[iteration & (RECENT_STATES - 1)] = state;
+  return seen;
 }
 
 /** The iteration of checkpoint `at` within a budget, or 0 past the last one. */
@@ -167,4 +191,42 @@ function placePair(
     tabuUntil[r * k + j] = until;
     return;
   }
+}
+
+/**
+ * Out of a loop: one change, drawn at random among those that cover pair p in a row holding one of
+ * its values, whatever it costs and tabu or not; the pair is placed anew when there is none.
+ */
+function anyMove(
+  cover: Cover,
+  rng: Rng,
+  frozen: Uint8Array,
+  p: number,
+  tabuUntil: Float64Array,
+  until: number,
+): void {
+  const { space } = cover;
+  const i = space.axisA[p] as number;
+  const a = space.valueA[p] as number;
+  const j = space.axisB[p] as number;
+  const b = space.valueB[p] as number;
+  let chosen = -1;
+  let chosenAxis = -1;
+  let ties = 0;
+  for (let r = 0; r < cover.n; r++) {
+    const holdsA = cover.at(r, i) === a;
+    if (!holdsA && cover.at(r, j) !== b) continue;
+    const c = holdsA ? j : i;
+    if (frozen[c] === 1 || cover.delta(r, c, holdsA ? b : a) === INVALID) continue;
+    if (rng.int(++ties) === 0) {
+      chosen = r;
+      chosenAxis = c;
+    }
+  }
+  if (chosen < 0) {
+    placePair(cover, rng, frozen, i, a, j, b, tabuUntil, until);
+    return;
+  }
+  cover.set(chosen, chosenAxis, chosenAxis === j ? b : a);
+  tabuUntil[chosen * space.k + chosenAxis] = until;
 }

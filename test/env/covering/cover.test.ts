@@ -112,6 +112,31 @@ describe("Cover", () => {
     );
   });
 
+  it("fingerprints its cells: a changed cell changes it, and the same rows give it back however they were reached", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(7), fc.nat(5), fc.nat(2)), { minLength: 1, maxLength: 40 }),
+        (edits) => {
+          const space = new PairSpace({ levels: [3, 3, 3, 3, 3, 3] });
+          const cover = new Cover(space, reachablePairs(space));
+          for (let r = 0; r < 8; r++) cover.addRow(Int32Array.from({ length: 6 }, () => r % 3));
+          const start = cover.fingerprint;
+          for (const [r, c, v] of edits) {
+            const old = cover.at(r, c);
+            const prior = cover.fingerprint;
+            cover.set(r, c, v);
+            if (old === v) expect(cover.fingerprint).toBe(prior);
+            else expect(cover.fingerprint).not.toBe(prior);
+          }
+          // Undone in any order, the edits bring the first fingerprint back.
+          for (let r = 0; r < 8; r++) for (let c = 0; c < 6; c++) cover.set(r, c, r % 3);
+          expect(cover.fingerprint).toBe(start);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it("reads a move's delta from its open pairs and forbidden partners on a wide constrained grid, as a recount gives it", () => {
     // Twelve axes of three with forbidden pairs: late in a search a value has fewer open pairs and
     // bans than there are axes, where the delta reads those lists instead of every axis.
