@@ -1,9 +1,17 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { simulate } from "../env/simulate.ts";
+import { withBuiltCli } from "./built-cli.ts";
+
+const runFile = promisify(execFile);
 
 const SPEC = join(import.meta.dirname, "../examples/retail-orders.json");
+const CLI_SOURCE = join(import.meta.dirname, "../bin/rehearse.ts");
 /**
  * Rows of each speed run: enough that starting the worker threads is a small part of it, and that
  * its rows after {@link WARM_ROWS} give a steady rate.
@@ -119,6 +127,56 @@ async function memory(
   };
 }
 
+/** The SHA-256 of a file, read as a stream: a dataset of a speed run is hundreds of megabytes. */
+async function digest(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/** Seconds one `rehearse simulate` command of {@link SPEED_ROWS} rows takes, spawn to exit. */
+async function command(node: string[], out: string): Promise<number> {
+  const start = performance.now();
+  await runFile(
+    process.execPath,
+    [
+      ...node,
+      "simulate",
+      "--spec",
+      SPEC,
+      "--rows",
+      String(SPEED_ROWS),
+      "--out",
+      out,
+      "--overwrite",
+    ],
+    { maxBuffer: 16 * 2 ** 20 },
+  );
+  return (performance.now() - start) / 1000;
+}
+
+/**
+ * Rows per second of whole `rehearse simulate` commands on every core, spawn to exit (start-up,
+ * plan, worker threads and summary included), the better of 2 runs each, interleaved: the built
+ * CLI a user installs, and the same sources through tsx, as the runs above play them. Each must
+ * write the dataset `simulate()` wrote to `library`, byte for byte.
+ */
+async function commands(dir: string, library: string): Promise<{ built: number; tsx: number }> {
+  const expected = await digest(library);
+  return withBuiltCli(async (entry) => {
+    const kinds = { built: [entry], tsx: ["--import", "tsx", CLI_SOURCE] };
+    const fastest = { built: Number.POSITIVE_INFINITY, tsx: Number.POSITIVE_INFINITY };
+    for (let round = 0; round < 2; round++)
+      for (const kind of ["built", "tsx"] as const) {
+        const out = join(dir, `command-${kind}.jsonl`);
+        fastest[kind] = Math.min(fastest[kind], await command(kinds[kind], out));
+        if ((await digest(out)) !== expected)
+          throw new Error(`simulate: the ${kind} CLI wrote another dataset than simulate() did`);
+      }
+    return { built: SPEED_ROWS / fastest.built, tsx: SPEED_ROWS / fastest.tsx };
+  });
+}
+
 /** Rows per second in this thread alone and on 1, 2 and all cores' worker threads; peak memory for 1,000 and 50,000 rows. */
 export async function run(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "rehearse-bench-"));
@@ -160,6 +218,11 @@ export async function run(): Promise<void> {
     );
     console.log(
       `  memory: held per extra row ${perExtraRow.toFixed(1)} bytes of heap (target ≤ ${TARGET_BYTES_PER_EXTRA_ROW}: ${perExtraRow <= TARGET_BYTES_PER_EXTRA_ROW ? "met" : "MISSED"}) where a row is ${large.rowBytes.toFixed(0)} bytes of JSON`,
+    );
+    // After the memory figures, which are read against this process's memory before each run.
+    const cli = await commands(dir, join(dir, `speed-${cores}-1.jsonl`));
+    console.log(
+      `  rehearse simulate, the whole command on ${cores} cores (spawn to exit: start-up, plan and summary included), the better of 2: built ${cli.built.toFixed(0)} rows/s (goal ≥ ${GOAL_ROWS_PER_SECOND.toLocaleString("en")}: ${met(cli.built)}), through tsx ${cli.tsx.toFixed(0)} rows/s; both wrote simulate()'s dataset byte for byte`,
     );
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -6,10 +6,10 @@
  * @module
  */
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { build } from "../scripts/build.ts";
+import { withBuiltCli } from "./built-cli.ts";
 import { median } from "./stats.ts";
 
 const ROOT = join(import.meta.dirname, "..");
@@ -58,11 +58,7 @@ function millis(args: readonly string[]): number {
 
 /** Builds the CLI into a temporary folder and prints its start-up beside tsx's and `node -e 0`'s. */
 export async function run(): Promise<void> {
-  const folder = await mkdtemp(join(tmpdir(), "rehearse-startup-"));
-  try {
-    // The bundle leaves its dependencies in node_modules: give the temporary folder the project's.
-    await symlink(join(ROOT, "node_modules"), join(folder, "node_modules"), "dir");
-    const { entry } = await build(join(folder, "dist"));
+  await withBuiltCli(async (entry) => {
     const tsx = ["--import", "tsx", join(ROOT, "bin/rehearse.ts")];
     const cases: [string, string[]][] = [
       ["node -e 0", ["-e", "0"]],
@@ -90,7 +86,5 @@ export async function run(): Promise<void> {
         `| ${name} | ${ms.toFixed(0)} | ${(ms / base).toFixed(2)} | ${files} |\n`,
       );
     }
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
+  });
 }
