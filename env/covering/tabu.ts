@@ -54,7 +54,8 @@ const LOOP_REVISITS = 24;
 /**
  * Tabu search at a fixed row count (after Nurmela): take an uncovered pair, look at every row that
  * already holds one of its two values, and make the single change that leaves the fewest pairs
- * uncovered. Recently changed cells are tabu unless the change beats the best state seen. Returns
+ * uncovered. Recently changed cells are tabu unless the change beats the best state seen; a walk
+ * caught in a loop ({@link LOOP_REVISITS}) makes one random covering change instead. Returns
  * whether every target pair ended up covered.
  */
 export function repair(
