@@ -229,8 +229,10 @@ export function run(): void {
         const sorted = [...spread.rows].sort((a, b) => a - b);
         const beaten = spread.rows.filter((r) => r <= (grid.pict as number)).length;
         const pictSeconds = measured?.seconds ?? null;
+        const cpuMedian = median(spread.cpu);
+        const cpuMost = Math.max(...spread.cpu);
         spreads.push(
-          `  ${grid.name.padEnd(16)} rows ${sorted[0]}–${sorted.at(-1)} (median ${median(spread.rows)}; ≤ PICT's ${grid.pict} on ${beaten} of ${SPREAD_SEEDS})   CPU median ${median(spread.cpu).toFixed(3)} s, most ${Math.max(...spread.cpu).toFixed(3)} s${pictSeconds ? ` = ${(median(spread.cpu) / pictSeconds).toFixed(1)}× and ${(Math.max(...spread.cpu) / pictSeconds).toFixed(1)}× PICT's time` : ""}`,
+          `  ${grid.name.padEnd(16)} rows ${sorted[0]}–${sorted.at(-1)} (median ${median(spread.rows)}; ≤ PICT's ${grid.pict} on ${beaten} of ${SPREAD_SEEDS})   CPU median ${cpuMedian.toFixed(3)} s, most ${cpuMost.toFixed(3)} s${pictSeconds ? ` = ${(cpuMedian / pictSeconds).toFixed(1)}× and ${(cpuMost / pictSeconds).toFixed(1)}× PICT's time` : ""}`,
         );
         classic++;
         if (cpu <= PICT_TIME_RATIO * baseline.cpu) withinBaseline++;

@@ -88,15 +88,15 @@ export function repair(
     }
     stillWorking("making the covering array smaller");
     const p = cover.uncovered[rng.int(cover.uncoveredCount)] as number;
-    if (revisits >= LOOP_REVISITS) {
-      revisits = 0;
-      anyMove(cover, rng, frozen, p, tabuUntil, iteration + tenure);
-      continue;
-    }
     const i = space.axisA[p] as number;
     const a = space.valueA[p] as number;
     const j = space.axisB[p] as number;
     const b = space.valueB[p] as number;
+    if (revisits >= LOOP_REVISITS) {
+      revisits = 0;
+      anyMove(cover, rng, frozen, i, a, j, b, tabuUntil, iteration + tenure);
+      continue;
+    }
     let bestDelta = INVALID;
     let moveRow = -1;
     let moveAxis = -1;
@@ -195,22 +195,21 @@ function placePair(
 }
 
 /**
- * Out of a loop: one change, drawn at random among those that cover pair p in a row holding one of
- * its values, whatever it costs and tabu or not; the pair is placed anew when there is none.
+ * Out of a loop: one change, drawn at random among those that cover the pair (i = a, j = b) in a
+ * row holding one of its values, whatever it costs and tabu or not; the pair is placed anew when
+ * there is none.
  */
 function anyMove(
   cover: Cover,
   rng: Rng,
   frozen: Uint8Array,
-  p: number,
+  i: number,
+  a: number,
+  j: number,
+  b: number,
   tabuUntil: Float64Array,
   until: number,
 ): void {
-  const { space } = cover;
-  const i = space.axisA[p] as number;
-  const a = space.valueA[p] as number;
-  const j = space.axisB[p] as number;
-  const b = space.valueB[p] as number;
   let chosen = -1;
   let chosenAxis = -1;
   let ties = 0;
@@ -229,5 +228,5 @@ function anyMove(
     return;
   }
   cover.set(chosen, chosenAxis, chosenAxis === j ? b : a);
-  tabuUntil[chosen * space.k + chosenAxis] = until;
+  tabuUntil[chosen * cover.space.k + chosenAxis] = until;
 }
