@@ -1,10 +1,12 @@
 import type { ChatMessage, Quality, QualityFigure, Row } from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
+import type { ValueCheck } from "./schema-checks.ts";
 import { awaitsGoAhead } from "./text/phrases.ts";
 import { needsConfirmation } from "./text/reading.ts";
 import { DETAIL_PARAM } from "./text/slots.ts";
 import { snake } from "./util/names.ts";
 import { parsedJson } from "./util/parsed.ts";
+import { answerCheck } from "./world/answer-shape.ts";
 import { type ToolModel, WorldModel } from "./world/model.ts";
 
 /** The bound each figure should keep on a healthy run; a figure past it is a warning. */
@@ -15,6 +17,7 @@ export const QUALITY_BOUNDS = {
   sentence_arguments: { at_most: 0.005 },
   confirmed_writes: { at_least: 0.95 },
   distinct_openings: { at_least: 0.25 },
+  answers_off_schema: { at_most: 0 },
 } as const;
 
 /** Fewest cases a figure needs before its bound is checked: a share of three is not a finding. */
@@ -69,6 +72,9 @@ export interface QualityFacts {
   confirmed: number;
   lookups: number;
   empty: number;
+  /** Answers of tools with an output schema, errors and planned faults left out, and those off it. */
+  answers: number;
+  offSchema: number;
   plain: boolean;
   exercised: boolean;
   reached: boolean;
@@ -86,6 +92,7 @@ export interface QualityFacts {
 export class QualityTally {
   readonly #model: WorldModel;
   readonly #confirm = new Map<string, boolean>();
+  readonly #answerChecks = new Map<string, ValueCheck>();
   #rows = 0;
   #plain = 0;
   #exercised = 0;
@@ -97,14 +104,19 @@ export class QualityTally {
   #sentences = 0;
   #writes = 0;
   #confirmed = 0;
+  #answers = 0;
+  #offSchema = 0;
   readonly #frames = new Set<string>();
   readonly #planned = new Set<string>();
   readonly #called = new Set<string>();
 
   constructor(agent: Agent) {
     this.#model = WorldModel.of(agent);
-    for (const tool of this.#model.tools.values())
+    for (const tool of this.#model.tools.values()) {
       this.#confirm.set(tool.tool.name, needsConfirmation(agent, tool));
+      const check = answerCheck(tool.tool);
+      if (check) this.#answerChecks.set(tool.tool.name, check);
+    }
   }
 
   /** Counts one row. */
@@ -123,7 +135,17 @@ export class QualityTally {
     const names = new Map<string, string>();
     const slipAt = new Set(row.episode.slips.map((s) => s.message));
     const called = new Set<string>();
-    const f = { calls: 0, sentences: 0, writes: 0, confirmed: 0, lookups: 0, empty: 0 };
+    const f = {
+      calls: 0,
+      sentences: 0,
+      writes: 0,
+      confirmed: 0,
+      lookups: 0,
+      empty: 0,
+      answers: 0,
+      offSchema: 0,
+    };
+    const answered = new Map<string, number>();
     let exercised = false;
     const honest = row.situation.axes.world === "normal" && row.persona.misstated.length === 0;
     row.messages.forEach((message, i) => {
@@ -147,9 +169,18 @@ export class QualityTally {
         }
         return;
       }
-      if (message.role !== "tool" || i < start) return;
+      if (message.role !== "tool") return;
       const name = names.get(message.tool_call_id) ?? message.name;
+      const n = (answered.get(name) ?? 0) + 1;
+      answered.set(name, n);
+      if (i < start) return;
       const error = errorOf(message.content);
+      const check = this.#answerChecks.get(name);
+      const spoiled = row.situation.faults.some((x) => x.tool === name && x.fired.includes(n));
+      if (check && error === null && !spoiled) {
+        f.answers++;
+        if (check(parsedJson(message.content)).length > 0) f.offSchema++;
+      }
       if (name === situationTool && !NOT_REACHED.has(error ?? "")) exercised = true;
       const tool = this.#model.tools.get(name);
       if (!honest || !tool || (tool.kind !== "read_one" && tool.kind !== "read_many")) return;
@@ -185,6 +216,8 @@ export class QualityTally {
     this.#confirmed += f.confirmed;
     this.#lookups += f.lookups;
     this.#empty += f.empty;
+    this.#answers += f.answers;
+    this.#offSchema += f.offSchema;
     if (f.plain) {
       this.#plain++;
       if (f.exercised) this.#exercised++;
@@ -205,6 +238,7 @@ export class QualityTally {
       confirmed_writes: figure(this.#confirmed, this.#writes),
       distinct_openings: figure(this.#frames.size, this.#rows),
       goal_reached: figure(this.#reached, this.#plain),
+      answers_off_schema: figure(this.#offSchema, this.#answers),
       tools_never_called: [...this.#planned].filter((t) => !this.#called.has(t)).sort(),
     };
   }

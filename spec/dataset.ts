@@ -113,6 +113,12 @@ export const QualitySchema = z.object({
   distinct_openings: QualityFigureSchema,
   /** Plain rows whose person got what they came for, by the world's records (`episode.outcome`). */
   goal_reached: QualityFigureSchema,
+  /**
+   * Tool answers (errors and answers spoiled by a planned fault left out) that do not fit their
+   * tool's output schema, each object closed to the fields it names. A sidecar written before this
+   * figure existed reads as nothing counted.
+   */
+  answers_off_schema: QualityFigureSchema.default({ count: 0, of: 0, fraction: null }),
   /** Tools some row was planned for that no row ever called. */
   tools_never_called: z.array(z.string()),
 });

@@ -91,6 +91,8 @@ class ScriptedSession implements AgentSession {
   readonly #args = new Map<string, unknown>();
   /** Ids tools returned, by entity. */
   readonly #seen = new Map<string, Set<string>>();
+  /** The status each record an answer showed was in, by entity and id (`account ACC 1`). */
+  readonly #statusSeen = new Map<string, string>();
   #pending: Pending = null;
   #confirmed = false;
   /** The arguments as they were when the person said yes. */
@@ -576,6 +578,7 @@ class ScriptedSession implements AgentSession {
     const error = body && typeof body.error === "string" ? body.error : null;
     const unreadable = body === null || (Array.isArray(body.warnings) && body.warnings.length > 0);
     const reads = tool.kind === "read_one" || tool.kind === "read_many";
+    const { collection } = this.#model.entities.get(tool.entity) as EntityModel;
     // A read is safe to ask again; a write whose answer came back spoiled has happened, so it is not repeated.
     if ((error && RETRYABLE.has(error)) || (unreadable && reads)) {
       if (this.#attempts < 2 && call)
@@ -638,17 +641,19 @@ class ScriptedSession implements AgentSession {
       );
     if (unreadable)
       return this.#say(
-        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body)}. Is there anything else I can help you with?`,
+        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body, collection)}. Is there anything else I can help you with?`,
       );
     if (call?.purpose === "goal" && tool === this.#intent) {
       this.#completed = true;
       this.#done.add(tool);
     }
     const intro = reads ? "Here's what I found" : `Done, I've ${pastOf(tool)}`;
-    this.#lastReport = reads ? `the record shows ${summary(body)}` : `it's done: ${summary(body)}`;
+    this.#lastReport = reads
+      ? `the record shows ${summary(body, collection)}`
+      : `it's done: ${summary(body, collection)}`;
     return this.#say(
-      `${intro}: ${summary(body)}. Is there anything else I can help you with?`,
-      `${intro}: ${summary(body)}. Can I help with anything else?`,
+      `${intro}: ${summary(body, collection)}. Is there anything else I can help you with?`,
+      `${intro}: ${summary(body, collection)}. Can I help with anything else?`,
     );
   }
 
@@ -732,8 +737,12 @@ class ScriptedSession implements AgentSession {
       this.#pending = { kind: "call", tool, purpose: "goal" };
       return this.#afterTool(JSON.stringify(body ?? { error }), conversation);
     }
-    const status = body && typeof body.status === "string" ? body.status : undefined;
     const entity = this.#model.entities.get(tool.entity) as EntityModel;
+    // A record read without its status (a schema that leaves it out) is in the one a list showed.
+    const status =
+      body && typeof body.status === "string"
+        ? body.status
+        : this.#statusSeen.get(`${entity.name} ${String(target)}`);
     if (status && (!meets(tool.requires, status) || entity.statuses.terminal.includes(status))) {
       if (!tool.requires?.statuses.includes(status)) {
         this.#pending = { kind: "reported" };
@@ -764,6 +773,9 @@ class ScriptedSession implements AgentSession {
           const seen = this.#seen.get(entity.name) ?? new Set();
           seen.add(String(v));
           this.#seen.set(entity.name, seen);
+          const status = (value as Record<string, unknown>).status;
+          if (typeof status === "string")
+            this.#statusSeen.set(`${entity.name} ${String(v)}`, status);
         }
         visit(v, depth + 1);
       }
@@ -1246,19 +1258,22 @@ function spoken(value: unknown): string {
   return String(value);
 }
 
-/** The first fields of an answer, or the count and ids of a list. */
-function summary(body: Record<string, unknown>): string {
+/** The first fields of an answer, or the count and ids of a list, the records called `records`. */
+function summary(body: Record<string, unknown>, records: string): string {
   const list = Object.entries(body).find(([, v]) => Array.isArray(v));
-  if (list && typeof body.count === "number") {
-    const items = list[1] as Record<string, unknown>[];
-    const ids = items.slice(0, 5).map((i) => String(Object.values(i)[0]));
-    return `${items.length} ${list[0].replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")})` : ""}`;
-  }
   const plain = Object.entries(body).filter(
     ([k, v]) =>
       k !== "warnings" &&
       (typeof v === "string" || typeof v === "number" || typeof v === "boolean"),
   );
+  // A list counted, or all an answer holds (`{"matches": [...]}`), is told by its count and ids.
+  if (list && (typeof body.count === "number" || plain.length === 0)) {
+    const items = list[1] as unknown[];
+    const ids = items
+      .slice(0, 5)
+      .map((i) => String(i !== null && typeof i === "object" ? Object.values(i)[0] : i));
+    return `${items.length} ${records.replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")})` : ""}`;
+  }
   // The first fields, and the status wherever it sits: what a person asking about a record needs.
   const shown = plain.slice(0, 5);
   const status = plain.find(([k]) => k === "status");

@@ -8,6 +8,7 @@ import { stillWorking } from "../util/long-work.ts";
 import { lookup } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { regexLiteral } from "../util/regex.ts";
+import { type AnswerShape, answerShape } from "./answer-shape.ts";
 import { identityKey, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
 import {
@@ -86,6 +87,8 @@ export interface ToolModel {
   nested: NestedRef[];
   /** Fields an answer shows (from the output schema or the description), or null for all of them. */
   view: string[] | null;
+  /** How the output schema shapes the answers, when it names their fields. */
+  answer: AnswerShape | null;
   /** change: arguments written onto the record, argument → field. */
   sets: Map<string, string>;
   statusAfter: string | null;
@@ -498,7 +501,8 @@ export class WorldModel {
       idByEmail: false,
       refs: [],
       nested: this.#nestedOf(tool),
-      view: viewOf(tool),
+      view: null,
+      answer: null,
       sets: new Map(),
       statusAfter: null,
       requires: null,
@@ -517,6 +521,8 @@ export class WorldModel {
       verifies: [],
     };
     this.#target(model, reading, refs);
+    model.answer = answerShape(tool, model.kind === "read_many");
+    model.view = model.answer ? Object.keys(model.answer.record.fields) : viewOf(tool);
     model.refs = refs.filter((r) => r.param !== model.idParam || r.by === "email");
     model.idByEmail = refs.some((r) => r.param === model.idParam && r.by === "email");
     if (model.idParam && !model.idByEmail) model.idEntities.set(model.idParam, model.entity);
@@ -684,9 +690,7 @@ export class WorldModel {
     for (const model of this.tools.values()) {
       if (model.kind === "utility" || model.kind === "handoff") continue;
       const entity = this.entities.get(model.entity) as EntityModel;
-      const output = model.tool.output_schema?.properties as
-        | Record<string, SchemaFragment>
-        | undefined;
+      const output = model.answer?.record.fields;
       const properties = (model.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
       for (const field of model.view ?? []) {
         if (field !== entity.idField)
@@ -753,6 +757,7 @@ export class WorldModel {
         if (!entity.fields.has(resolved)) entity.written.set(resolved, properties[param]);
       }
     }
+    this.#dropGuessedFields();
     const used = (entity: EntityModel) =>
       [...this.tools.values()].some(
         (t) =>
@@ -789,6 +794,39 @@ export class WorldModel {
     this.#borrowClosedSets();
     this.#statuses();
     this.#ownedLists();
+  }
+
+  /**
+   * An entity whose reads all say what they show, one of them by its output schema, holds what the
+   * tools name, not the fields guessed for its name (a bank account's `type` on an energy
+   * supplier's account). Only `created_at` stays: it orders lists, and is shown only where named.
+   */
+  #dropGuessedFields(): void {
+    const named = new Map<string, Set<string>>();
+    const described = new Set<string>();
+    // A read that shows every field (no schema, no list in its description) shows the guesses too.
+    const shownWhole = new Set<string>();
+    for (const model of this.tools.values()) {
+      const fields = named.get(model.entity) ?? new Set<string>();
+      for (const field of model.view ?? []) fields.add(field);
+      for (const param of [...model.filters, ...model.verifies]) fields.add(snake(param));
+      for (const field of model.sets.values()) fields.add(field);
+      named.set(model.entity, fields);
+      if (model.kind !== "read_one" && model.kind !== "read_many") continue;
+      if (model.answer) described.add(model.entity);
+      if (model.view === null) shownWhole.add(model.entity);
+    }
+    for (const entity of this.entities.values()) {
+      if (entity.isPerson || !described.has(entity.name) || shownWhole.has(entity.name)) continue;
+      const guessed = lookup(DEFAULT_FIELDS, entity.name) ?? DEFAULT_FIELDS.default ?? [];
+      for (const field of guessed)
+        if (
+          field !== "created_at" &&
+          entity.fields.get(field) === undefined &&
+          !named.get(entity.name)?.has(field)
+        )
+          entity.fields.delete(field);
+    }
   }
 
   /**
@@ -888,9 +926,7 @@ export class WorldModel {
       const mentioned = new Set<string>();
       const forms = [entity.name, entity.collection].map((w) => w.replace(/_/g, " "));
       for (const model of this.tools.values()) {
-        const status = (
-          model.tool.output_schema?.properties as Record<string, SchemaFragment> | undefined
-        )?.status;
+        const status = model.answer?.record.fields.status;
         // A write's output is what it made or did, not the record it acted on: only reads show a record's states.
         const reads = model.kind === "read_one" || model.kind === "read_many";
         if (reads && model.entity === entity.name && Array.isArray(status?.enum))
@@ -1178,12 +1214,10 @@ function saidBoolean(description: string, field: string): SchemaFragment | undef
 }
 
 /**
- * Fields an answer shows: the output schema's properties, or the list in the description after a
+ * Fields an answer shows when no output schema names them: the list in the description after a
  * colon or "returns" ("…: items (with item id and price), status, total and shipping address").
  */
 function viewOf(tool: ToolDefinition): string[] | null {
-  const output = tool.output_schema?.properties;
-  if (output && Object.keys(output).length > 0) return Object.keys(output);
   for (const sentence of tool.description.split(/(?<=\.)\s+/)) {
     const at =
       /:\s|\breturns?\s(?:the\s|a\s|an\s)?|\bincluding\s|\bshows?\s|\bwith\s(?=[a-z]+,)/i.exec(

@@ -2,6 +2,7 @@ import type { WorldRecord } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
 import { nameWords } from "../tools.ts";
 import { snake } from "../util/names.ts";
+import { type FieldFill, fitAnswer } from "./answer-shape.ts";
 import { calculate, formatResult } from "./calculator.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import {
@@ -127,7 +128,34 @@ function readOne(ctx: CallContext): Outcome {
   const refs = resolveRefs(ctx);
   if (!refs.ok) return refs;
   if (tool.verifies.length > 0) return verify(ctx, target.record);
-  return { ok: true, json: store.answer(tool.entity, target.record, tool.tool.name, tool.view) };
+  const { record } = target;
+  return {
+    ok: true,
+    json: store.answer(record, tool.tool.name, () => shownOf(ctx, record, false)),
+  };
+}
+
+/** A record as the tool's answer shows it: as its output schema shapes it, else the store's view. */
+function shownOf(ctx: CallContext, record: WorldRecord, wrote: boolean): WorldRecord {
+  const { tool, store } = ctx;
+  const view = store.view(tool.entity, record, tool.view);
+  return tool.answer ? fitAnswer(tool.answer.record, view, wrote, fillFor(ctx, record)) : view;
+}
+
+/**
+ * Fills what an answer's schema asks of a record that holds no fitting value, the same value each
+ * time the record is shown.
+ */
+function fillFor(ctx: CallContext, record: WorldRecord): FieldFill {
+  const entity = ctx.store.entity(ctx.tool.entity);
+  const id = String(record[entity.idField] ?? ctx.tool.tool.name);
+  return (field, schema) =>
+    valueFor(field, schema, {
+      rng: new Rng(ctx.world.seed, "answer", entity.name, id, field),
+      entity: entity.name,
+      isPerson: entity.isPerson,
+      currency: typeof record.currency === "string" ? record.currency : "USD",
+    });
 }
 
 /**
@@ -141,15 +169,16 @@ function verify(ctx: CallContext, record: WorldRecord): Outcome {
     (p) => args[p] !== undefined && record[snake(p)] !== undefined,
   );
   const matched = checked.filter((p) => same(snake(p), record[snake(p)], args[p]));
-  return {
-    ok: true,
-    json: JSON.stringify({
-      [entity.idField]: record[entity.idField],
-      verified: checked.length > 0 && matched.length === checked.length,
-      matched,
-      did_not_match: checked.filter((p) => !matched.includes(p)),
-    }),
-  };
+  const result = newRecord({
+    [entity.idField]: record[entity.idField],
+    verified: checked.length > 0 && matched.length === checked.length,
+    matched,
+    did_not_match: checked.filter((p) => !matched.includes(p)),
+  });
+  const answer = tool.answer
+    ? fitAnswer(tool.answer.record, result, false, fillFor(ctx, record))
+    : result;
+  return { ok: true, json: JSON.stringify(answer) };
 }
 
 function readMany(ctx: CallContext): Outcome {
@@ -211,11 +240,41 @@ function readMany(ctx: CallContext): Outcome {
     tool.limitParam && typeof args[tool.limitParam] === "number"
       ? (args[tool.limitParam] as number)
       : DEFAULT_LIST_LIMIT;
-  const shown = list.slice(0, Math.max(0, limit)).map((r) => store.view(entity.name, r, tool.view));
-  return {
-    ok: true,
-    json: JSON.stringify({ [entity.collection]: shown, count: shown.length, total: list.length }),
-  };
+  const shape = tool.answer;
+  if (shape && shape.list === null) {
+    // A schema describing one record answers with the first found, and says so when none is.
+    const first = list[0];
+    if (first === undefined) return refuse("not_found", `No ${entity.name} matches`, { args });
+    return { ok: true, json: JSON.stringify(shownOf(ctx, first, false)) };
+  }
+  const shown = list.slice(0, Math.max(0, limit)).map((r) => shownOf(ctx, r, false));
+  if (!shape?.list) {
+    return {
+      ok: true,
+      json: JSON.stringify({ [entity.collection]: shown, count: shown.length, total: list.length }),
+    };
+  }
+  const more = list.length > shown.length;
+  const about = newRecord({
+    count: shown.length,
+    total: list.length,
+    total_count: list.length,
+    total_results: list.length,
+    num_results: list.length,
+    result_count: shown.length,
+    results_count: shown.length,
+    has_more: more,
+    more,
+    truncated: more,
+    page: 1,
+    page_size: limit,
+    per_page: limit,
+    limit,
+    offset: 0,
+  });
+  const answer = newRecord({ [shape.list]: shown });
+  Object.assign(answer, fitAnswer(shape.about, about, false, fillFor(ctx, newRecord())));
+  return { ok: true, json: JSON.stringify(answer) };
 }
 
 function change(ctx: CallContext): Outcome {
@@ -274,7 +333,11 @@ function change(ctx: CallContext): Outcome {
   // only when the tool's name names it.
   if (DELETE_VERBS.has(tool.verb) && namesEntity(tool, entity)) {
     store.remove(entity.name, id);
-    return { ok: true, json: JSON.stringify({ [entity.idField]: id, deleted: true }) };
+    const deleted = newRecord({ [entity.idField]: id, deleted: true });
+    const answer = tool.answer
+      ? fitAnswer(tool.answer.record, deleted, true, fillFor(ctx, record))
+      : deleted;
+    return { ok: true, json: JSON.stringify(answer) };
   }
   const changed = store.writable(entity.name, record);
   for (const [param, field] of tool.sets)
@@ -283,7 +346,7 @@ function change(ctx: CallContext): Outcome {
   if (tool.statusAfter) changed.status = tool.statusAfter;
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);
-  return { ok: true, json: JSON.stringify(store.view(entity.name, changed, tool.view)) };
+  return { ok: true, json: JSON.stringify(shownOf(ctx, changed, true)) };
 }
 
 /** A list's bounds on its records' dates: on or after, on or before a day. */
@@ -372,7 +435,7 @@ function create(ctx: CallContext): Outcome {
   record.status = entity.statuses.usable.at(-1) ?? "completed";
   record.created_at = TODAY_TIME;
   store.add(entity.name, record);
-  return { ok: true, json: JSON.stringify(store.view(entity.name, record, tool.view)) };
+  return { ok: true, json: JSON.stringify(shownOf(ctx, record, true)) };
 }
 
 function handoff(ctx: CallContext): Outcome {

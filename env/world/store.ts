@@ -169,7 +169,7 @@ export class Store {
   }
 
   /** The answer a tool gives about a record, as JSON, rendered once until the record changes. */
-  answer(entity: string, record: WorldRecord, tool: string, fields: string[] | null): string {
+  answer(record: WorldRecord, tool: string, render: () => WorldRecord): string {
     let byTool = this.#answers.get(record);
     if (!byTool) {
       byTool = new Map();
@@ -177,7 +177,7 @@ export class Store {
     }
     let json = byTool.get(tool);
     if (json === undefined) {
-      json = JSON.stringify(this.view(entity, record, fields));
+      json = JSON.stringify(render());
       byTool.set(tool, json);
     }
     return json;

@@ -1,6 +1,7 @@
 import type { Rng } from "../rng.ts";
 import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
+import { snake } from "../util/names.ts";
 import { isoDay, isoSecond } from "./dates.ts";
 import { fitDetail, type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
 import { fromPattern } from "./pattern.ts";
@@ -73,6 +74,10 @@ export function worldCurrency(rng: Rng): string {
   return rng.pick(CURRENCIES);
 }
 
+/** Object fields that only group a record's own details, not a thing of their own. */
+const CONTAINER_FIELDS =
+  /^(details?|info|information|data|metadata|meta|attributes|properties|extra|extras|summary|record|result|payload)$/;
+
 /** A plausible value for a field, from its schema when given and its name otherwise. */
 export function valueFor(
   field: string,
@@ -106,7 +111,10 @@ export function valueFor(
   if (type === "object" && s.properties) {
     // No prototype: a nested field a schema names `__proto__` is a field like any other.
     const out: Record<string, unknown> = keyed();
-    for (const [name, sub] of Object.entries(s.properties)) out[name] = valueFor(name, sub, ctx);
+    // Its fields belong to what the field names (a tariff's name is a tariff's), unless the
+    // field is only a container of the record's own details.
+    const inner = CONTAINER_FIELDS.test(field) ? ctx : { ...ctx, entity: singular(snake(field)) };
+    for (const [name, sub] of Object.entries(s.properties)) out[name] = valueFor(name, sub, inner);
     return out;
   }
   if (

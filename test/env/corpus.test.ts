@@ -73,9 +73,10 @@ function looksUpPerson(world: World, tool: ToolModel): boolean {
 /** The records a read answer shows: a list's records under the entity's collection, or the one record. */
 function listed(world: World, tool: ToolModel, content: string): unknown[] {
   const body = json(content);
-  if (tool.kind === "read_one") return [body];
-  const collection = world.model.entities.get(tool.entity)?.collection as string;
-  const list = body[collection];
+  // One record where the tool reads one, or where its output schema describes one.
+  if (tool.kind === "read_one" || (tool.answer && tool.answer.list === null)) return [body];
+  const key = tool.answer?.list ?? (world.model.entities.get(tool.entity)?.collection as string);
+  const list = body[key];
   return Array.isArray(list) ? list : [];
 }
 

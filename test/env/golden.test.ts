@@ -14,15 +14,15 @@ import { simulate } from "../../env/index.ts";
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
     rows: "0ba70dcb4295c66ad9af14e865b65c4a2c3bcf042be39960927179ae27e13781",
-    meta: "028dbc5a379796189090faeadf3fc236b2b51e952716338cbaeca617df00d32b",
+    meta: "0a09b86d61a6f455f0472dcbdbba0eb689206ef900564d15c4406f03b1092b79",
   },
   "personal-finance": {
-    rows: "31347cf54c5df4c69d5eb9a50830c290a238946e6f6a900d0ed63610f1413c0e",
-    meta: "7637106e2dec861381d22f965c2f375d9c7a32e4fc22864bf9b6f37952df08d5",
+    rows: "30c66fb02070e78382134acada4b054c235dbc89fddeaf1a9832076d587299b1",
+    meta: "04eca505d2a1099c918414efed1af6b6057993314436e84676c425346a9a7f7c",
   },
   "retail-orders": {
     rows: "9ba3a360d0dd0a368fba01604c9cececb0ed043db6edf5279b489b5463396d12",
-    meta: "7f627806b5fb984dfa187bc78c671b77d705fcb05cbb926b4feea9dc74ad5470",
+    meta: "deed9f9af60841dbde06e1d79d3af863c2cb0f378342e65a0baa5ab6eace7b8f",
   },
 };
 

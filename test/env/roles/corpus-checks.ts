@@ -296,6 +296,7 @@ export function corpusChecks(specs: readonly string[]): void {
           "confirmed",
           "openings",
           "reached",
+          "off schema",
           "utility",
           "never called",
         ].join(" | "),
@@ -338,6 +339,7 @@ export function corpusChecks(specs: readonly string[]): void {
             pct(q.confirmed_writes).padEnd(9),
             pct(q.distinct_openings).padEnd(8),
             pct(q.goal_reached).padEnd(7),
+            pct(q.answers_off_schema).padEnd(10),
             String(utilityCalls).padEnd(7),
             `${q.tools_never_called.join(", ") || "—"}  (${rows.length} rows)`,
           ].join(" | "),
@@ -370,6 +372,10 @@ export function corpusChecks(specs: readonly string[]): void {
         check(
           (q.distinct_openings.fraction ?? 0) >= 0.25,
           `distinct_openings ${f(q.distinct_openings)} < 0.25`,
+        );
+        check(
+          q.answers_off_schema.count === 0,
+          `answers_off_schema ${f(q.answers_off_schema)}: the world answered outside a tool's output schema`,
         );
         check(
           q.tools_never_called.length === 0,
