@@ -81,6 +81,8 @@ export class OfflineUser {
   #doubted = false;
   #insisted = 0;
   #claimed = false;
+  /** The person raised their claim after being told what they came for, and awaits the answer. */
+  #disputing = false;
   readonly #sent = new Set<string>();
 
   /** Finds identifiers in text, as the person recognises an id when they see one. */
@@ -138,6 +140,11 @@ export class OfflineUser {
     if (wanted.length > 0) return this.#give(wanted);
     if (confirming) return this.#confirm(text);
     if (questions.some((q) => /\bwhich one\b/i.test(q))) return this.#pick(text);
+    // Their claim answered, what they came for stands: the person goes on as after the report.
+    if (this.#disputing) {
+      this.#disputing = false;
+      return this.#satisfied(true);
+    }
     // The agent's framing is its first sentence; what follows may quote the records ("Cannot access shared drive").
     const framing = text.split(/[:.!?](\s|$)/)[0] ?? text;
     if (WHAT_NOW.test(text)) return this.#restate();
@@ -392,9 +399,7 @@ export class OfflineUser {
    */
   #reported(text: string): UserTurn {
     const p = this.#persona;
-    const wantsChange = !/^(check|see|find|look up|track|get|view|show)\b/.test(
-      p.goal.text.replace(/[\uE000\uE001]/g, ""),
-    );
+    const wantsChange = this.#wantsChange();
     const done =
       /\b(done|completed?|has been|have (\w+ed)|i'?ve (\w+ed|sent|paid|set|reset|frozen|issued)|recorded|went through|is now)\b/i.test(
         text,
@@ -419,11 +424,28 @@ export class OfflineUser {
     const claim = Object.entries(p.details.claims)[0];
     if (claim && !this.#claimed) {
       this.#claimed = true;
+      this.#disputing = true;
       const [field, value] = claim;
       return this.#impatient([
         `That doesn't match what I have. My ${spokenWords(field)} says ${keep(String(value))}.`,
       ]);
     }
+    return this.#satisfied();
+  }
+
+  /** Whether the person came for a change, not to look something up. */
+  #wantsChange(): boolean {
+    return !/^(check|see|find|look up|track|get|view|show)\b/.test(
+      this.#persona.goal.text.replace(/[\uE000\uE001]/g, ""),
+    );
+  }
+
+  /**
+   * Told what they came for, with nothing left to dispute: a skeptic asks once to be sure, anyone
+   * else thanks and ends (less warmly when their claim was just turned down).
+   */
+  #satisfied(disputed = false): UserTurn {
+    const wantsChange = this.#wantsChange();
     if (this.#behaviour === "skeptical" && !this.#doubted) {
       this.#doubted = true;
       return {
@@ -434,12 +456,18 @@ export class OfflineUser {
     }
 
     return this.#one(
-      [
-        "Great, thanks!",
-        "Perfect, thank you.",
-        "Thanks, that's all I needed.",
-        "Brilliant, that's sorted then.",
-      ],
+      disputed
+        ? [
+            "Okay, I'll check that on my side then. Thanks.",
+            "Alright, I'll look into that myself. Thanks for the rest.",
+            "Fine, I'll sort that part out myself. Thanks.",
+          ]
+        : [
+            "Great, thanks!",
+            "Perfect, thank you.",
+            "Thanks, that's all I needed.",
+            "Brilliant, that's sorted then.",
+          ],
       "done",
     );
   }

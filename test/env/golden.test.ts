@@ -13,12 +13,12 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "0ba70dcb4295c66ad9af14e865b65c4a2c3bcf042be39960927179ae27e13781",
-    meta: "0a09b86d61a6f455f0472dcbdbba0eb689206ef900564d15c4406f03b1092b79",
+    rows: "660127169c2a364094170f58dec5a066cac9ec7ba6330e4b4e2e203a7640a89f",
+    meta: "d50f17bff6150e839f060afd968e980d68e2f06200d9c7cbda80e609c31b1de2",
   },
   "personal-finance": {
-    rows: "30c66fb02070e78382134acada4b054c235dbc89fddeaf1a9832076d587299b1",
-    meta: "04eca505d2a1099c918414efed1af6b6057993314436e84676c425346a9a7f7c",
+    rows: "cf68a70481334d1753cc0ccf2251e6afff0370d2143331bc075867f674556f66",
+    meta: "45f4b7dc6216753508c14e5a55bbe8deaffda0a40c950390a5d561c7cdb8f27d",
   },
   "retail-orders": {
     rows: "9ba3a360d0dd0a368fba01604c9cececb0ed043db6edf5279b489b5463396d12",

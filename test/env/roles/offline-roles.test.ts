@@ -309,6 +309,43 @@ describe("the offline person", () => {
     expect(asked).toBeGreaterThan(0);
   });
 
+  it("raises a claim that disagrees with the records once, and once it is answered ends as told, never asking for what was done", async () => {
+    const store = await agentOf("test/fixtures/specs/online-store.json");
+    const writes = store.axes.tool.filter(
+      (t) => store.tools.find((d) => d.name === t.name)?.access === "write",
+    );
+    let disputes = 0;
+    for (let seed = 0; seed < 40; seed++) {
+      const tool = writes[seed % writes.length]?.name as string;
+      const { persona } = personOf(
+        store,
+        { tool, stance: "cooperative", world: "conflicting_records" },
+        seed,
+      );
+      if (Object.keys(persona.details.claims).length === 0) continue;
+      disputes++;
+      const user = new OfflineUser(persona, seed);
+      const goal = persona.goal.text.replace(/[\uE000\uE001]/g, "");
+      const report = say(
+        `Done, I've taken care of it: ${goal}. Is there anything else I can help you with?`,
+      );
+      const claim = user.reply([...conversation(), report]);
+      expect(claim.end, claim.content).toBeUndefined();
+      expect(claim.content).toMatch(/\bsays\b/i);
+      const answered = user.reply([
+        ...conversation(),
+        report,
+        { role: "user", content: claim.content },
+        say(
+          "I understand that's not what you have. What our system shows is what I told you; I can only go by that here. Is there anything else I can help with?",
+        ),
+      ]);
+      expect(answered.end, answered.content).toBe("done");
+      expect(answered.content.toLowerCase()).not.toContain(goal.toLowerCase());
+    }
+    expect(disputes).toBeGreaterThan(0);
+  });
+
   it("plays a custom stance from its name or description", async () => {
     const spec = JSON.parse(readFileSync(RETAIL, "utf8")) as AgentSpec;
     const custom = Agent.from({
