@@ -33,6 +33,7 @@ export class Cover {
   readonly openValue: Int32Array;
   /** The other side as one number, `valueBase[axis] + value`. */
   readonly openPartner: Int32Array;
+  /** The pair each open-list slot stands for (read with {@link Cover.openPairAt}). */
   readonly #openPair: Int32Array;
   /** Per pair, its slot in its lower axis value's open list and in its higher one's. */
   readonly #slotA: Int32Array;
@@ -355,6 +356,11 @@ export class Cover {
       (valueBase[space.axisB[p] as number] as number) + (space.valueB[p] as number),
       this.#slotB[p] as number,
     );
+  }
+
+  /** The i-th uncovered pair of an axis value (`i < deficit[value]`), in no particular order. */
+  openPairAt(value: number, i: number): number {
+    return this.#openPair[(this.openBase[value] as number) + i] as number;
   }
 
   /** Appends pair p, whose other side is (axis, value), to the open list of `value`; returns its slot. */

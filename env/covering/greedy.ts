@@ -148,35 +148,28 @@ function freeCompletion(cover: Cover, rng: Rng): (row: Int32Array, order: number
   };
 }
 
-/** An uncovered pair that contains the axis value with the most uncovered pairs (ties at random). */
+/**
+ * An uncovered pair that contains the axis value with the most uncovered pairs (ties at random):
+ * one scan for the most, one draw among the values that have it, one among its open pairs.
+ */
 function seedPair(cover: Cover, rng: Rng): number {
-  const { space, deficit, valueBase } = cover;
-  let bestAxis = -1;
-  let bestValue = -1;
-  let bestDeficit = 0;
+  const { deficit } = cover;
+  let most = 0;
   let ties = 0;
-  for (let c = 0; c < space.k; c++) {
-    for (let v = 0; v < (space.levels[c] as number); v++) {
-      const d = deficit[(valueBase[c] as number) + v] as number;
-      if (d > bestDeficit) {
-        bestDeficit = d;
-        bestAxis = c;
-        bestValue = v;
-        ties = 1;
-      } else if (d === bestDeficit && d > 0 && rng.int(++ties) === 0) {
-        bestAxis = c;
-        bestValue = v;
-      }
-    }
+  for (let value = 0; value < deficit.length; value++) {
+    const d = deficit[value] as number;
+    if (d > most) {
+      most = d;
+      ties = 1;
+    } else if (d === most) ties++;
   }
-  let chosen = -1;
-  let partners = 0;
-  for (let j = 0; j < space.k; j++) {
-    if (j === bestAxis) continue;
-    for (let w = 0; w < (space.levels[j] as number); w++) {
-      const p = space.index(bestAxis, bestValue, j, w);
-      if ((cover.position[p] as number) >= 0 && rng.int(++partners) === 0) chosen = p;
+  if (most === 0) return -1;
+  let pick = rng.int(ties);
+  let chosen = 0;
+  for (let value = 0; value < deficit.length; value++)
+    if (deficit[value] === most && pick-- === 0) {
+      chosen = value;
+      break;
     }
-  }
-  return chosen;
+  return cover.openPairAt(chosen, rng.int(most));
 }

@@ -5,6 +5,7 @@ import {
   type SlipKind,
 } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
+import { failedAnswer } from "../grade/conduct.ts";
 import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { agentWrites, isFreeText } from "../text/agent-written.ts";
@@ -207,15 +208,31 @@ class ScriptedSession implements AgentSession {
       if (!this.#confirmed) {
         this.#refusals++;
         // "No, 453888076 isn't right": that value is dropped and never offered again.
+        const dropped: string[] = [];
         for (const [param, value] of [...this.#args]) {
           const said = String(value);
           if (said.length >= 3 && text.includes(said)) {
             this.#args.delete(param);
             this.#rejected.add(said);
+            dropped.push(param);
             if (this.#intent?.idEntities.has(param)) this.#unknownIds.add(param);
           }
         }
         this.#learnFrom(text, false);
+        // "…isn't mine. It's ACC-2": the other value answers for the detail just turned down.
+        const intent = this.#intent;
+        for (const param of dropped) {
+          if (!intent || this.#args.has(param)) continue;
+          const read = readValue(this.#model, intent, param, text, true);
+          if (
+            read &&
+            fits(propertiesOf(intent)[param], read.value) &&
+            !this.#rejected.has(String(read.value))
+          ) {
+            this.#args.set(param, read.value);
+            this.#unknownIds.delete(param);
+          }
+        }
         // Told no twice, the agent does not ask a third time: it does nothing and says so.
         if (this.#refusals >= 2) {
           this.#pending = { kind: "reported" };
@@ -435,8 +452,13 @@ class ScriptedSession implements AgentSession {
         `Here's what I'm about to do: ${details}. Is that right, shall I go ahead?`,
       );
     }
+    // Right after a failed answer a "done" would claim success after the error, another slip:
+    // this one waits for a turn that does not follow a failure.
+    const last = conversation.at(-1);
+    const afterFailure = last?.role === "tool" && failedAnswer(last.content);
     if (
       slip === "claimed_unperformed_action" &&
+      !afterFailure &&
       tool.kind !== "read_one" &&
       tool.kind !== "read_many"
     ) {

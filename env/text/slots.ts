@@ -73,7 +73,8 @@ export function readValue(
     return ids.length > 0 ? { value: ids.map((id) => typed(entity, id)) } : null;
   }
   if (entity && !(ref?.by === "email" || (param === tool.idParam && tool.idByEmail))) {
-    const matches = entity.idFormat.locate(clean);
+    // "No, X isn't mine, it's Y": the id disowned is no value for it.
+    const matches = entity.idFormat.locate(clean).filter((m) => !disowned(clean, m));
     // "from my account X to Y": a direction word picks which of two ids; "new" is no direction.
     const direction = ref?.role === "from" || ref?.role === "to" ? ref.role : null;
     // Asked for that one id, a bare answer with one id is it, whatever words are around it.
@@ -398,6 +399,17 @@ function coerce(schema: SchemaFragment | undefined, raw: string): unknown {
 }
 
 /** The direction word just before an identifier: "from my account X" → from, "to X" → to. */
+/** Words right after a value that say it is not the person's or not right ("X isn't mine"). */
+const DISOWNING =
+  /^[\s,.!]{0,3}(isn'?t|is not|wasn'?t|was not)\s+(mine|my \w+|right|correct|it)\b|^[\s,.!]{0,3}is wrong\b/i;
+
+/** Whether the person disowns the value where it is said: "ACC-1 isn't mine". */
+function disowned(text: string, match: { at: number; value: string }): boolean {
+  return DISOWNING.test(
+    text.slice(match.at + match.value.length, match.at + match.value.length + 30),
+  );
+}
+
 function roleBefore(text: string, at: number): "from" | "to" | null {
   const before = text.slice(Math.max(0, at - 30), at).toLowerCase();
   const from = before.lastIndexOf("from ");

@@ -17,8 +17,8 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "d50f17bff6150e839f060afd968e980d68e2f06200d9c7cbda80e609c31b1de2",
   },
   "personal-finance": {
-    rows: "cf68a70481334d1753cc0ccf2251e6afff0370d2143331bc075867f674556f66",
-    meta: "45f4b7dc6216753508c14e5a55bbe8deaffda0a40c950390a5d561c7cdb8f27d",
+    rows: "9e0237c300ce60fada5cee10b04e52541ac5d00951b387fa91cb6f1241c3eee8",
+    meta: "56dbe78372347810035573171717d0db6b3b238530ff6a4a0e689e8dec0c59cf",
   },
   "retail-orders": {
     rows: "9ba3a360d0dd0a368fba01604c9cececb0ed043db6edf5279b489b5463396d12",

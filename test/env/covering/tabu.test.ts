@@ -81,11 +81,11 @@ describe("repair checkpoints", () => {
 describe("early checkpoints", () => {
   it("gives up the hopeless last removal of 4^1 3^39 2^35 within 1 % of its budget and keeps its 20 rows", () => {
     const levels = [4, ...Array(39).fill(3), ...Array(35).fill(2)];
-    const result = coveringArray({ levels }, { seed: 1 });
+    // Seed 15 reaches 20 rows (a third of seeds do) in 15,836 iterations; the failing removal of
+    // the 20th row, with a budget of 361,740, gives up at its 1 % checkpoint, after 3,616.
+    const result = coveringArray({ levels }, { seed: 15 });
     expect(result.rows).toHaveLength(20);
-    // Its successful removals take 144,844 iterations at seed 1; the failing one used to run to
-    // 10 % of its 361,740-iteration budget (181,017 in all) and now gives up at 1 %, after 3,616.
-    expect(result.searchIterations).toBe(144_844 + 3_616);
+    expect(result.searchIterations).toBe(15_836 + 3_616);
   });
 });
 
