@@ -312,6 +312,17 @@ function percent(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
 }
 
+/** Whether a tool answer is an error the world marked as worth another try. */
+function retryable(content: string): boolean {
+  const body = parsedJson(content);
+  return (
+    body !== null &&
+    typeof body === "object" &&
+    "error" in body &&
+    (body as { retryable?: unknown }).retryable === true
+  );
+}
+
 function errorOf(content: string): string | null {
   const body = parsedJson(content);
   if (body !== null && typeof body === "object" && "error" in body)
@@ -383,15 +394,24 @@ function confirmedBefore(messages: readonly ChatMessage[], at: number, start: nu
   return false;
 }
 
-/** Whether a role repeats itself: the same words twice from the person, or the same message or call three times from the agent. */
+/** Whether a role repeats itself: the same words twice from the person, or the same message or call (not a retry the world asked for) three times from the agent. */
 function loops(messages: readonly ChatMessage[], start: number): boolean {
   const said = new Map<string, number>();
   for (let i = start; i < messages.length; i++) {
     const m = messages[i];
     if (!m || (m.role !== "user" && m.role !== "assistant")) continue;
+    const calls = m.role === "assistant" ? (m.tool_calls ?? []) : [];
+    // A call the world said to try again (a timeout, a server error) is retried, not gone round.
+    if (
+      calls.length > 0 &&
+      messages
+        .slice(i + 1, i + 1 + calls.length)
+        .some((a) => a.role === "tool" && retryable(a.content))
+    )
+      continue;
     const text =
-      m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0
-        ? callsKey(m.tool_calls ?? [])
+      calls.length > 0
+        ? callsKey(calls)
         : (m.content ?? "").toLowerCase().replace(/\s+/g, " ").trim();
     if (text === "") continue;
     const key = `${m.role} ${text}`;

@@ -101,7 +101,7 @@ export const QualitySchema = z.object({
   rows: z.int().min(0),
   /** Plain rows (normal world, ok condition, no slip) in which the situation's tool really ran. */
   situation_tool_exercised: QualityFigureSchema,
-  /** Rows in which a role repeated itself: the person's same words twice, the agent's same message or call three times. */
+  /** Rows in which a role repeated itself: the person's same words twice, the agent's same message or call three times (retries of calls answered with a retryable error not counted). */
   loops: QualityFigureSchema,
   /** Read answers that found nothing, in normal-world rows with an honest person. */
   empty_lookups: QualityFigureSchema,

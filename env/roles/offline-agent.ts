@@ -23,7 +23,7 @@ import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
 const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
 /** The person doubting that something happened. */
 const DOUBT =
-  /are you sure|double-?check|check again|actually (went|worked|happened|done)|went through\?|proof|what the system shows/i;
+  /are you sure|double-?check|(check|look) again|actually (went|worked|happened|done)|went through\?|proof|what the system shows/i;
 /** What the agent says when every wording of a message was used: it has nothing new to add. */
 const LAST_WORDS = [
   "I'm sorry, I don't have anything more I can do on this here.",

@@ -13,7 +13,7 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "660127169c2a364094170f58dec5a066cac9ec7ba6330e4b4e2e203a7640a89f",
+    rows: "a0be88410f370c2cef5340b32c4ce680160c08e382c77677c6500659683ae8e9",
     meta: "d50f17bff6150e839f060afd968e980d68e2f06200d9c7cbda80e609c31b1de2",
   },
   "personal-finance": {

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../env/agent.ts";
+import { QualityTally } from "../../env/quality.ts";
+import { simulate } from "../../env/simulate.ts";
+import type { ChatMessage, Row } from "../../spec/index.ts";
+
+const RETAIL = "examples/retail-orders.json";
+
+const call = (id: string): ChatMessage => ({
+  role: "assistant",
+  content: null,
+  tool_calls: [
+    { id, type: "function", function: { name: "get_order", arguments: '{"order_id":"W0000001"}' } },
+  ],
+});
+const answer = (id: string, content: string): ChatMessage => ({
+  role: "tool",
+  tool_call_id: id,
+  name: "get_order",
+  content,
+});
+const FOUND = '{"order_id":"W0000001","status":"delivered"}';
+const FAILED = '{"error":"server_error","message":"Internal server error","retryable":true}';
+const REFUSED = '{"error":"permission_denied","message":"You may not read this order"}';
+
+/** A row of the retail example whose conversation, after its system prompt, is `messages`. */
+async function rowWith(messages: ChatMessage[]): Promise<Row> {
+  const [row] = await (await simulate(RETAIL, { rows: 1, seed: 3 })).rows();
+  const base = row as Row;
+  return {
+    ...base,
+    messages: [
+      base.messages[0] as ChatMessage,
+      { role: "user", content: "Where is my order W0000001?" },
+      ...messages,
+    ],
+    episode: { ...base.episode, history_turns: 0 },
+  };
+}
+
+describe("the loops figure", () => {
+  it("counts the agent making the same call three times", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const row = await rowWith([
+      call("a"),
+      answer("a", FOUND),
+      call("b"),
+      answer("b", FOUND),
+      call("c"),
+      answer("c", FOUND),
+    ]);
+    expect(tally.facts(row).loops).toBe(true);
+  });
+
+  it("does not count retries of a call the world answered with a retryable error, but counts a refusal repeated", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const row = await rowWith([
+      call("a"),
+      answer("a", FAILED),
+      call("b"),
+      answer("b", FAILED),
+      call("c"),
+      answer("c", FOUND),
+    ]);
+    expect(tally.facts(row).loops).toBe(false);
+    const refused = await rowWith([
+      call("a"),
+      answer("a", REFUSED),
+      call("b"),
+      answer("b", REFUSED),
+      call("c"),
+      answer("c", REFUSED),
+    ]);
+    expect(tally.facts(refused).loops).toBe(true);
+  });
+});
