@@ -433,6 +433,8 @@ class ScriptedSession implements AgentSession {
         return this.#call(lister, "list", undefined, listing);
     }
     if (missing.length > 0) return this.#ask(tool, missing);
+    const narrowing = this.#narrowing(tool);
+    if (narrowing) return this.#ask(tool, [narrowing]);
 
     // A yes is for the change read back: new values (a corrected id) need a new yes.
     if (this.#confirmed && this.#confirmedArgs !== this.#argsKey()) this.#confirmed = false;
@@ -1137,6 +1139,21 @@ class ScriptedSession implements AgentSession {
       (p) =>
         !agentWrites(tool, p) && (!this.#args.has(p) || !fits(properties[p], this.#args.get(p))),
     );
+  }
+
+  /**
+   * A listing that requires nothing but can be narrowed by a detail of the person (the email of
+   * an admin, a phone) would list everyone's records without it: the detail is asked for once.
+   */
+  #narrowing(tool: ToolModel): string | null {
+    if (tool.kind !== "read_many" || (tool.tool.parameters.required ?? []).length > 0) return null;
+    const params = Object.keys(propertiesOf(tool));
+    if (params.some((p) => this.#args.has(p))) return null;
+    if (tool.refs.some((r) => this.#args.has(r.param))) return null;
+    const personal = params.find(
+      (p) => identityKey(snake(p)) !== null && (this.#asked.get(p) ?? 0) === 0,
+    );
+    return personal ?? null;
   }
 
   /** The read_one tool of the entity a change acts on. */

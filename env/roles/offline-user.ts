@@ -181,6 +181,23 @@ export class OfflineUser {
       if (lower.includes(spoken) || (words.length > 0 && words.every((w) => lower.includes(w))))
         asked.push(param);
     }
+    // "the coupon code" asks for the coupon code, not also for a `code`: a name heard only inside
+    // a longer one asked for is not asked for itself.
+    const words = (text: string) => ` ${text.replace(/[^a-z0-9]+/g, " ")} `;
+    const heard =
+      asked.length < 2
+        ? asked
+        : asked.filter((param) => {
+            const spoken = words(askedWords(param).spoken);
+            const longer = asked
+              .map((other) => words(askedWords(other).spoken))
+              .filter((name) => name !== spoken && name.includes(spoken));
+            if (longer.length === 0) return true;
+            let rest = words(lower);
+            for (const name of longer) rest = rest.split(name).join("  ");
+            return rest.includes(spoken);
+          });
+    asked.splice(0, asked.length, ...heard);
     // "your from account ID" asks for one of two accounts: the direction word decides which.
     const directed = asked.filter((param) =>
       snake(param)

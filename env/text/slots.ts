@@ -33,6 +33,11 @@ const WITHOUT =
 const SENTENCE_WORDS =
   /\b(i|i'm|i've|my|me|you|your|can|could|would|please|want|need|so|is|are|it's|that's|what|why|how|the)\b/i;
 
+/** Whether a value holds a word of a sentence, emails aside ("leila@proton.me" says no "me"). */
+function sentenceWordIn(value: string): boolean {
+  return SENTENCE_WORDS.test(value.replace(EMAIL, " "));
+}
+
 /** Parameters that hold a detail to look something up by, never prose. */
 export const DETAIL_PARAM =
   /(^|_)(id|ids|number|code|email|phone|mobile|zip|zipcode|postcode|postal_code|name|first_name|last_name|dob|birth|date_of_birth|pin|last4|last_four|sku|iban|plate|username|handle)$/;
@@ -184,9 +189,7 @@ export function readValue(
     const ok =
       items.length > 0 &&
       items.length <= 20 &&
-      items.every(
-        (x) => fits(schema.items, x) && !SENTENCE_WORDS.test(x) && x.split(/\s+/).length <= 4,
-      );
+      items.every((x) => fits(schema.items, x) && !sentenceWordIn(x) && x.split(/\s+/).length <= 4);
     return ok ? { value: items } : null;
   }
   if (identity === "zip") {
@@ -215,7 +218,7 @@ export function readValue(
     identity !== null || DETAIL_PARAM.test(key) || /(^|_)(no|ref|reference)$/.test(key);
   // A postal address runs longer than a name or a code ("95 Fennel Way, Dublin D02 X285").
   const most = identity === "address" || identity === "street" || /address/.test(key) ? 12 : 5;
-  if (detail && (answer.split(/\s+/).length > most || SENTENCE_WORDS.test(answer))) return null;
+  if (detail && (answer.split(/\s+/).length > most || sentenceWordIn(answer))) return null;
   if (answer.length > (schema.maxLength ?? 500)) return null;
   return { value: answer };
 }

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../../env/agent.ts";
+import { OfflineAgent } from "../../../env/roles/offline-agent.ts";
+import { readValue } from "../../../env/text/slots.ts";
+import { type ToolModel, WorldModel } from "../../../env/world/model.ts";
+import type { AgentSpec, ChatMessage } from "../../../spec/index.ts";
+import { mcpTool } from "../../support/specs.ts";
+
+const SPEC = {
+  name: "workspaces",
+  system_prompt: "You help the admins of a team workspace product.",
+  policy: [],
+  tools: [
+    mcpTool(
+      "find_workspace",
+      "Find a workspace by its domain or by the email of one of its admins.",
+      { domain: { type: "string" }, admin_email: { type: "string", format: "email" } },
+      [],
+    ),
+    mcpTool("invite_users", "Invite users to a workspace by email.", {
+      workspace_id: { type: "string", pattern: "^ws_[A-Za-z0-9]{8}$" },
+      emails: { type: "array", items: { type: "string", format: "email" } },
+    }),
+    mcpTool("transfer_funds", "Move money from one account to another.", {
+      from_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
+      to_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
+      amount: { type: "number" },
+    }),
+  ],
+} as unknown as AgentSpec;
+
+const model = WorldModel.of(Agent.from(SPEC));
+const tool = (name: string) => model.tools.get(name) as ToolModel;
+
+describe("reading a detail from what the person said", () => {
+  it("reads a list of emails, the top-level domain `.me` no word of a sentence", () => {
+    for (const text of ["leila.park22@proton.me", "It's leila.park22@proton.me, ada@example.org"])
+      expect(readValue(model, tool("invite_users"), "emails", text, true)?.value).toEqual(
+        text.match(/[\w.]+@[\w.]+/g),
+      );
+  });
+
+  it("takes the id the person owns, not the one they disown", () => {
+    const read = readValue(
+      model,
+      tool("transfer_funds"),
+      "from_account_id",
+      "No, ACC-65116 isn't mine. It's ACC-56116.",
+      true,
+    );
+    expect(read?.value).toBe("ACC-56116");
+  });
+});
+
+describe("the offline agent and a listing that takes no required argument", () => {
+  it("asks for the person's detail that narrows it before listing everyone's records", async () => {
+    const agent = new OfflineAgent({ slipRate: 0 }).start(Agent.from(SPEC), 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: "You help the admins of a team workspace product." },
+      { role: "user", content: "I need to find my workspace." },
+    ];
+    const turn = await agent.respond(conversation);
+    expect(turn.message.tool_calls).toBeUndefined();
+    expect(turn.message.content).toMatch(/email address/i);
+  });
+});
