@@ -5,9 +5,10 @@ import { awaitsGoAhead } from "./text/phrases.ts";
 import { needsConfirmation } from "./text/reading.ts";
 import { DETAIL_PARAM } from "./text/slots.ts";
 import { snake } from "./util/names.ts";
-import { parsedJson } from "./util/parsed.ts";
+import { errorIn, parsedJson } from "./util/parsed.ts";
 import { answerCheck } from "./world/answer-shape.ts";
 import { type ToolModel, WorldModel } from "./world/model.ts";
+import { countsAsCall } from "./world/world.ts";
 
 /** The bound each figure should keep on a healthy run; a figure past it is a warning. */
 export const QUALITY_BOUNDS = {
@@ -22,6 +23,9 @@ export const QUALITY_BOUNDS = {
 
 /** Fewest cases a figure needs before its bound is checked: a share of three is not a finding. */
 const MIN_SUPPORT = 20;
+
+/** Answers to calls the world does not count towards a tool's calls. */
+const UNCOUNTED = new Set(["unknown_tool", "conversation_handed_off"]);
 
 /** Answers that say the call itself was wrong, so the tool never acted on anything. */
 const NOT_REACHED = new Set([
@@ -146,12 +150,14 @@ export class QualityTally {
       offSchema: 0,
     };
     const answered = new Map<string, number>();
+    const argsOf = new Map<string, string>();
     let exercised = false;
     const honest = row.situation.axes.world === "normal" && row.persona.misstated.length === 0;
     row.messages.forEach((message, i) => {
       if (message.role === "assistant") {
         for (const call of message.tool_calls ?? []) {
           names.set(call.id, call.function.name);
+          argsOf.set(call.id, call.function.arguments);
           if (i < start) continue;
           called.add(call.function.name);
           const tool = this.#model.tools.get(call.function.name);
@@ -171,12 +177,16 @@ export class QualityTally {
       }
       if (message.role !== "tool") return;
       const name = names.get(message.tool_call_id) ?? message.name;
-      const n = (answered.get(name) ?? 0) + 1;
+      const error = errorOf(message.content);
+      // Numbered as the world numbers calls, so a fault's `fired` names this answer.
+      const counted =
+        !UNCOUNTED.has(error ?? "") && countsAsCall(argsOf.get(message.tool_call_id) ?? "");
+      const n = (answered.get(name) ?? 0) + (counted ? 1 : 0);
       answered.set(name, n);
       if (i < start) return;
-      const error = errorOf(message.content);
       const check = this.#answerChecks.get(name);
-      const spoiled = row.situation.faults.some((x) => x.tool === name && x.fired.includes(n));
+      const spoiled =
+        counted && row.situation.faults.some((x) => x.tool === name && x.fired.includes(n));
       if (check && error === null && !spoiled) {
         f.answers++;
         if (check(parsedJson(message.content)).length > 0) f.offSchema++;
@@ -315,19 +325,11 @@ function percent(share: number): string {
 /** Whether a tool answer is an error the world marked as worth another try. */
 function retryable(content: string): boolean {
   const body = parsedJson(content);
-  return (
-    body !== null &&
-    typeof body === "object" &&
-    "error" in body &&
-    (body as { retryable?: unknown }).retryable === true
-  );
+  return errorIn(body) !== null && (body as { retryable?: unknown }).retryable === true;
 }
 
 function errorOf(content: string): string | null {
-  const body = parsedJson(content);
-  if (body !== null && typeof body === "object" && "error" in body)
-    return String((body as { error: unknown }).error);
-  return null;
+  return errorIn(parsedJson(content));
 }
 
 /** Whether a read answer lists nothing: its first list is empty. */

@@ -150,7 +150,7 @@ function freeCompletion(cover: Cover, rng: Rng): (row: Int32Array, order: number
 
 /**
  * An uncovered pair that contains the axis value with the most uncovered pairs (ties at random):
- * one scan for the most, one draw among the values that have it, one among its open pairs.
+ * a pass for the most, a pass to draw among the values that have it, one draw among its open pairs.
  */
 function seedPair(cover: Cover, rng: Rng): number {
   const { deficit } = cover;

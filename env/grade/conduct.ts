@@ -1,7 +1,7 @@
 import type { ChatMessage, ConductFinding, Row } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { IdentifierReader, SaidSoFar } from "../text/identifiers.ts";
-import { parsedJson } from "../util/parsed.ts";
+import { errorIn, parsedJson } from "../util/parsed.ts";
 import { WorldModel } from "../world/model.ts";
 import { claimsAnything, claimsIn } from "./claims.ts";
 import { around, excerpt, FindingList } from "./evidence.ts";
@@ -9,7 +9,7 @@ import { around, excerpt, FindingList } from "./evidence.ts";
 /** Whether a tool answer reports a failure: an error, or a body that does not parse. */
 export function failedAnswer(content: string): boolean {
   const body = parsedJson(content);
-  return body === undefined || (body !== null && typeof body === "object" && "error" in body);
+  return body === undefined || errorIn(body) !== null;
 }
 
 /**

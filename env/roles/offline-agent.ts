@@ -14,7 +14,7 @@ import { fits, readValue, spokenName } from "../text/slots.ts";
 import { fnv1a } from "../util/hash.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
-import { parsedJson } from "../util/parsed.ts";
+import { errorIn, parsedJson } from "../util/parsed.ts";
 import { identityKey } from "../world/identity.ts";
 import { type EntityModel, propertiesOf, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
@@ -599,7 +599,7 @@ class ScriptedSession implements AgentSession {
     const parsed = parsedJson(content);
     const body =
       parsed !== null && typeof parsed === "object" ? (parsed as Record<string, unknown>) : null;
-    const error = body && typeof body.error === "string" ? body.error : null;
+    const error = errorIn(body);
     const unreadable = body === null || (Array.isArray(body.warnings) && body.warnings.length > 0);
     const reads = tool.kind === "read_one" || tool.kind === "read_many";
     const { collection } = this.#model.entities.get(tool.entity) as EntityModel;
@@ -608,7 +608,7 @@ class ScriptedSession implements AgentSession {
       if (this.#attempts < 2 && call)
         return this.#call(tool, call.purpose, undefined, call.listingFor);
     }
-    if (body && !error) this.#learnIds(body);
+    if (body && !error) this.#learnIds(body, tool);
     if (body) this.#lastBody = body;
     if (call?.purpose === "lookup") return this.#afterLookup(tool, body, error, conversation);
     if (call?.purpose === "verify") return this.#afterVerify(tool, body, conversation);
@@ -721,11 +721,7 @@ class ScriptedSession implements AgentSession {
   ): AgentTurn {
     this.#pending = null;
     // A check that could not run (a fault, arguments refused) says nothing about the person.
-    if (
-      body?.verified === true ||
-      (body !== null && typeof body.error === "string") ||
-      body === null
-    ) {
+    if (body?.verified === true || errorIn(body) !== null || body === null) {
       this.#verified = true;
       return this.#next(conversation);
     }
@@ -781,10 +777,18 @@ class ScriptedSession implements AgentSession {
     return this.#next(conversation);
   }
 
-  /** Notes every id an answer shows, by the entity whose id field holds it. */
-  #learnIds(body: Record<string, unknown>): void {
+  /**
+   * Notes every id an answer shows, by the entity whose id field holds it, and the status a read
+   * shows of its own records (not of a customer an order names). A write's answer makes the status
+   * known before it stale.
+   */
+  #learnIds(body: Record<string, unknown>, tool: ToolModel): void {
     const fields = new Map<string, EntityModel>();
     for (const entity of this.#model.entities.values()) fields.set(entity.idField, entity);
+    const reads = tool.kind === "read_one" || tool.kind === "read_many";
+    const own = this.#model.entities.get(tool.entity);
+    if (!reads && own && tool.idParam && this.#args.has(tool.idParam))
+      this.#statusSeen.delete(`${own.name} ${String(this.#args.get(tool.idParam))}`);
     const visit = (value: unknown, depth: number) => {
       if (depth > 4 || value === null || typeof value !== "object") return;
       if (Array.isArray(value)) {
@@ -798,7 +802,7 @@ class ScriptedSession implements AgentSession {
           seen.add(String(v));
           this.#seen.set(entity.name, seen);
           const status = (value as Record<string, unknown>).status;
-          if (typeof status === "string")
+          if (reads && entity === own && typeof status === "string")
             this.#statusSeen.set(`${entity.name} ${String(v)}`, status);
         }
         visit(v, depth + 1);

@@ -401,10 +401,9 @@ function coerce(schema: SchemaFragment | undefined, raw: string): unknown {
   return raw;
 }
 
-/** The direction word just before an identifier: "from my account X" → from, "to X" → to. */
 /** Words right after a value that say it is not the person's or not right ("X isn't mine"). */
 const DISOWNING =
-  /^[\s,.!]{0,3}(isn'?t|is not|wasn'?t|was not)\s+(mine|my \w+|right|correct|it)\b|^[\s,.!]{0,3}is wrong\b/i;
+  /^[\s,.!]{0,3}(isn['’]?t|is not|wasn['’]?t|was not)\s+(mine|my \w+|right|correct)\b|^[\s,.!]{0,3}is wrong\b/i;
 
 /** Whether the person disowns the value where it is said: "ACC-1 isn't mine". */
 function disowned(text: string, match: { at: number; value: string }): boolean {
@@ -413,6 +412,7 @@ function disowned(text: string, match: { at: number; value: string }): boolean {
   );
 }
 
+/** The direction word just before an identifier: "from my account X" → from, "to X" → to. */
 function roleBefore(text: string, at: number): "from" | "to" | null {
   const before = text.slice(Math.max(0, at - 30), at).toLowerCase();
   const from = before.lastIndexOf("from ");

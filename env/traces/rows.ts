@@ -1,4 +1,5 @@
 import type { Row, Trace, TraceCall } from "../../spec/index.ts";
+import { errorIn, parsedJson } from "../util/parsed.ts";
 
 /** A graded row of ours as a trace: its situation's own coordinate, its agent model, its reward. */
 export function traceOfRow(row: Row, source: string, known: ReadonlySet<string>): Trace {
@@ -36,14 +37,5 @@ export function traceOfRow(row: Row, source: string, known: ReadonlySet<string>)
 /** The error a world's answer carries (`{"error": ...}`), or null. */
 function errorOf(result: string | null): string | null {
   if (result === null || !result.startsWith("{")) return null;
-  try {
-    const body = JSON.parse(result) as { error?: unknown };
-    return body.error === undefined
-      ? null
-      : typeof body.error === "string"
-        ? body.error
-        : JSON.stringify(body.error);
-  } catch {
-    return null;
-  }
+  return errorIn(parsedJson(result));
 }

@@ -20,3 +20,14 @@ export function parsedJson(text: string): unknown {
   PARSED.set(text, value);
   return value;
 }
+
+/**
+ * The error a tool answer carries (`{"error": "not_found", …}`), as text, or null: an `error`
+ * that holds nothing (null, false, "") is a success that names the field, not a failure.
+ */
+export function errorIn(body: unknown): string | null {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return null;
+  const error = (body as { error?: unknown }).error;
+  if (error === undefined || error === null || error === false || error === "") return null;
+  return typeof error === "string" ? error : JSON.stringify(error);
+}

@@ -6,7 +6,7 @@ import type { SchemaFragment } from "./values.ts";
 
 /** The fields an object of an answer shows, as its output schema names them. */
 export interface ObjectShape {
-  /** Each field shown, with its schema. */
+  /** Each field shown, with its schema (local `$ref`s resolved). */
   fields: Record<string, SchemaFragment>;
   required: readonly string[];
   /** Each field's schema closed to the fields it names (see {@link closedSchema}). */
@@ -17,48 +17,52 @@ export interface ObjectShape {
 
 /**
  * How a tool's output schema shapes its answers: one record, or records listed under one key
- * (`{"matches": [...]}`) with what the schema says of the list beside it (`count`, `has_more`).
+ * (`{"matches": [...]}`) with the schema's other properties beside the list (`count`, `query`).
  */
 export interface AnswerShape {
   /** The property an answer lists its records under; null when it shows one record. */
   list: string | null;
   /** The fields of the record shown, or of each record listed. */
   record: ObjectShape;
-  /** The properties beside the list, about it; empty for one record. */
+  /** The properties beside the list; empty for one record. */
   about: ObjectShape;
 }
-
-/** Properties of a list answer that describe the list rather than hold a record. */
-const ABOUT_LIST =
-  /^(count|total|total_count|total_results|num_results|results?_count|has_more|more|truncated|next_cursor|cursor|next_page|next_page_token|page|page_size|per_page|limit|offset)$/;
 
 /** Optional fields that explain a failure: a write that went through shows none of them. */
 const FAILURE_FIELD =
   /(^|_)(errors?|rejection|rejected|failure|failed|decline|declined|denial)(_|$)/;
 
+/** Yes-or-no fields that say a write went through (`created`, `success`). */
+const SUCCESS_FIELD =
+  /^(ok|success|successful|succeeded|created|updated|deleted|cancelled|canceled|accepted|applied|done|completed|confirmed|sent|saved|booked|scheduled|submitted|processed)$/;
+
 /** Enum choices that say a write did not go through. */
 const FAILURE_CHOICE = /^(rejected|failed|failure|declined|denied|error|invalid|refused)$/;
 
 /** Keywords that combine schemas: an object under one is left open, as closing it would refuse what the others allow. */
-const COMBINATORS = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else"];
+const COMBINATORS = ["allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas"];
+
+/** How many local `$ref`s deep a schema is resolved: a recursive schema stops there. */
+const REF_DEPTH = 8;
 
 /**
  * The shape a tool's output schema gives its answers, or null when it names no properties. A
- * listing whose schema holds one array of objects, and otherwise only facts about the list, lists
- * its records under that array's name; any other schema describes the one record answered.
+ * listing whose schema holds one array of objects lists its records under that array's name, the
+ * other properties beside it; any other schema describes the one record answered.
  */
 export function answerShape(tool: ToolDefinition, listing: boolean): AnswerShape | null {
-  const output = tool.output_schema as (SchemaFragment & { required?: unknown }) | undefined;
-  const properties = output?.properties;
-  if (!output || !properties || Object.keys(properties).length === 0) return null;
+  if (!tool.output_schema) return null;
+  const output = resolvedSchema(tool.output_schema) as SchemaFragment & { required?: unknown };
+  const properties = output.properties;
+  if (!properties || Object.keys(properties).length === 0) return null;
   const root = closedSchema(output as JsonSchemaObject) as SchemaFragment;
   const closed = root.properties as Record<string, SchemaFragment>;
   const lists = Object.keys(properties).filter((key) => {
     const items = properties[key]?.items;
     return (
-      properties[key]?.type === "array" &&
-      items?.type === "object" &&
-      Object.keys(items.properties ?? {}).length > 0
+      holdsType(properties[key], "array") &&
+      holdsType(items, "object") &&
+      Object.keys(items?.properties ?? {}).length > 0
     );
   });
   const list = lists.length === 1 ? (lists[0] as string) : null;
@@ -82,14 +86,10 @@ export function answerShape(tool: ToolDefinition, listing: boolean): AnswerShape
       checks,
     };
   };
-  if (
-    listing &&
-    list !== null &&
-    Object.keys(properties).every((key) => key === list || ABOUT_LIST.test(key))
-  ) {
+  if (listing && list !== null) {
     const items = properties[list]?.items as SchemaFragment & { required?: unknown };
     const closedItems = closed[list]?.items as SchemaFragment;
-    const about = (from: Record<string, SchemaFragment>) => {
+    const beside = (from: Record<string, SchemaFragment>) => {
       const out = keyed<SchemaFragment>();
       for (const key of Object.keys(from)) if (key !== list) out[key] = from[key] as SchemaFragment;
       return out;
@@ -101,7 +101,7 @@ export function answerShape(tool: ToolDefinition, listing: boolean): AnswerShape
         closedItems.properties as Record<string, SchemaFragment>,
         items.required,
       ),
-      about: objectShape(about(properties), about(closed), output.required),
+      about: objectShape(beside(properties), beside(closed), output.required),
     };
   }
   return {
@@ -111,10 +111,90 @@ export function answerShape(tool: ToolDefinition, listing: boolean): AnswerShape
   };
 }
 
+/** Whether a schema's `type` is `kind` or a list holding it (`["object", "null"]`). */
+function holdsType(schema: SchemaFragment | undefined, kind: string): boolean {
+  const type = schema?.type;
+  return Array.isArray(type) ? type.includes(kind) : type === kind;
+}
+
+/**
+ * A copy of a schema with its local `$ref`s (`#/$defs/…`, `#/definitions/…`) replaced by what they
+ * name, and an `allOf` of plain objects merged into one, so the world reads the fields a schema
+ * shares between its parts. A reference it cannot follow, or past {@link REF_DEPTH}, stays.
+ */
+export function resolvedSchema(schema: JsonSchemaObject): JsonSchemaObject {
+  const root = schema as Record<string, unknown>;
+  const target = (ref: string): unknown => {
+    const match = /^#\/(\$defs|definitions)\/([^/]+)$/.exec(ref);
+    const defs = match ? root[match[1] as string] : undefined;
+    const name = match
+      ? decodeURIComponent((match[2] as string).replace(/~1/g, "/").replace(/~0/g, "~"))
+      : "";
+    return defs !== null && typeof defs === "object" && Object.hasOwn(defs, name)
+      ? (defs as Record<string, unknown>)[name]
+      : undefined;
+  };
+  const resolve = (node: unknown, depth: number): unknown => {
+    if (node === null || typeof node !== "object") return node;
+    if (Array.isArray(node)) return node.map((n) => resolve(n, depth));
+    let source = node as Record<string, unknown>;
+    if (typeof source.$ref === "string" && depth < REF_DEPTH) {
+      const named = target(source.$ref);
+      if (named !== null && typeof named === "object" && !Array.isArray(named)) {
+        const { $ref: _ref, ...siblings } = source;
+        source = { ...(named as Record<string, unknown>), ...siblings };
+        return resolve(source, depth + 1);
+      }
+    }
+    const out = keyed();
+    for (const [key, value] of Object.entries(source)) {
+      if (key === "properties" || key === "$defs" || key === "definitions") {
+        const children = keyed();
+        if (value !== null && typeof value === "object")
+          for (const [name, child] of Object.entries(value)) children[name] = resolve(child, depth);
+        out[key] = children;
+      } else out[key] = resolve(value, depth);
+    }
+    return mergedAllOf(out);
+  };
+  return resolve(schema, 0) as JsonSchemaObject;
+}
+
+/** An `allOf` whose parts only name properties (and which are required) merged into its object. */
+function mergedAllOf(node: Record<string, unknown>): Record<string, unknown> {
+  const parts = node.allOf;
+  if (!Array.isArray(parts) || parts.length === 0) return node;
+  const plain = parts.every(
+    (p) =>
+      p !== null &&
+      typeof p === "object" &&
+      Object.keys(p).every((k) => ["type", "properties", "required", "description"].includes(k)) &&
+      ((p as { type?: unknown }).type === undefined || (p as { type?: unknown }).type === "object"),
+  );
+  if (!plain) return node;
+  const { allOf: _allOf, ...rest } = node;
+  const properties = keyed();
+  const required = new Set<string>();
+  for (const part of [rest, ...(parts as Record<string, unknown>[])]) {
+    const props = part.properties;
+    if (props !== null && typeof props === "object")
+      for (const [name, child] of Object.entries(props)) properties[name] = child;
+    if (Array.isArray(part.required))
+      for (const r of part.required) if (typeof r === "string") required.add(r);
+  }
+  return {
+    ...rest,
+    type: "object",
+    properties,
+    ...(required.size > 0 ? { required: [...required] } : {}),
+  };
+}
+
 /**
  * A copy of an output schema in which every object that names its properties, and says nothing of
  * others, allows no others: an answer shows the fields its tool documents and nothing the model
- * trained on it would never see from the real tool.
+ * trained on it would never see from the real tool. Objects under a combinator, or beside a
+ * `$ref`, stay open: closing them would refuse what the other parts allow.
  */
 export function closedSchema(schema: JsonSchemaObject): JsonSchemaObject {
   const close = (node: unknown): unknown => {
@@ -133,6 +213,7 @@ export function closedSchema(schema: JsonSchemaObject): JsonSchemaObject {
       source.additionalProperties !== undefined ||
       source.patternProperties !== undefined ||
       source.unevaluatedProperties !== undefined ||
+      source.$ref !== undefined ||
       COMBINATORS.some((k) => source[k] !== undefined);
     if (source.properties !== undefined && !open) out.additionalProperties = false;
     return out;
@@ -159,7 +240,7 @@ export function answerCheck(tool: ToolDefinition): ValueCheck | null {
   const output = tool.output_schema;
   if (!output?.properties || Object.keys(output.properties).length === 0) return null;
   try {
-    return argumentCheck(closedSchema(output));
+    return argumentCheck(closedSchema(resolvedSchema(output)));
   } catch {
     // A schema ajv cannot compile claims nothing about the answers.
     return null;
@@ -171,10 +252,11 @@ export type FieldFill = (field: string, schema: SchemaFragment) => unknown;
 
 /**
  * What an answer shows of `values`: exactly the fields its schema names, each fitting its schema
- * (keys it does not name left out at every depth). A required field missing or still off its
- * schema is filled, as is an enum's choice the schema does not allow; a write that went through
- * shows the first choice that is no failure, `true` where a required yes-or-no is missing
- * (`created`), and no optional failure reason.
+ * (keys it does not name left out at every depth). A required field missing or off its schema is
+ * filled; an optional one off its schema is left out. A write that went through says so whatever
+ * its record holds: a result enum shows its first choice that is no failure, a yes-or-no named for
+ * success (`created`) is true, one named for failure false, and a failure reason is left out, or
+ * empty where the schema requires it.
  */
 export function fitAnswer(
   shape: ObjectShape,
@@ -185,24 +267,43 @@ export function fitAnswer(
   const out: WorldRecord = keyed();
   for (const [field, schema] of Object.entries(shape.fields)) {
     const required = shape.required.includes(field);
-    if (values[field] === undefined && !required) continue;
-    if (wrote && !required && FAILURE_FIELD.test(field)) continue;
-    const value = trimmed(values[field], shape.closed[field]);
-    const check = shape.checks.get(field);
-    if (value !== undefined && (check ? check(value).length === 0 : true)) {
-      out[field] = value;
-      continue;
-    }
-    if (wrote && Array.isArray(schema.enum)) {
-      const success = schema.enum.find((c) => typeof c !== "string" || !FAILURE_CHOICE.test(c));
-      if (success !== undefined) {
-        out[field] = success;
+    if (wrote) {
+      const said = writeOutcome(field, schema, required);
+      if (said === LEFT_OUT) continue;
+      if (said !== undefined) {
+        out[field] = said;
         continue;
       }
     }
-    const type = Array.isArray(schema.type) ? schema.type : [schema.type];
-    out[field] =
-      wrote && value === undefined && type.includes("boolean") ? true : fill(field, schema);
+    const value = trimmed(values[field], shape.closed[field]);
+    const check = shape.checks.get(field);
+    if (value !== undefined && (check ? check(value).length === 0 : true)) out[field] = value;
+    else if (required) out[field] = fill(field, schema);
   }
   return out;
+}
+
+/** A field a write's answer leaves out. */
+const LEFT_OUT = Symbol("left out");
+
+/** What a write that went through shows in a field that speaks of its outcome; undefined for any other field. */
+function writeOutcome(field: string, schema: SchemaFragment, required: boolean): unknown {
+  const choices = Array.isArray(schema.enum) ? schema.enum : null;
+  if (choices?.some((c) => typeof c === "string" && FAILURE_CHOICE.test(c))) {
+    return (
+      choices.find((c) => c === true) ??
+      choices.find((c) => typeof c === "string" && !FAILURE_CHOICE.test(c)) ??
+      choices.find((c) => c !== null && c !== false)
+    );
+  }
+  const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+  const yesOrNo = types.includes("boolean") || choices?.every((c) => typeof c === "boolean");
+  if (yesOrNo && SUCCESS_FIELD.test(field)) return true;
+  if (!FAILURE_FIELD.test(field)) return undefined;
+  if (yesOrNo) return false;
+  if (!required) return LEFT_OUT;
+  if (types.includes("null")) return null;
+  if (types.includes("array")) return [];
+  if (types.includes("string")) return "";
+  return LEFT_OUT;
 }

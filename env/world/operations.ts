@@ -255,7 +255,9 @@ function readMany(ctx: CallContext): Outcome {
     };
   }
   const more = list.length > shown.length;
+  // Beside the list: what the schema says of it, counted, and any property the call was given (`query`).
   const about = newRecord({
+    ...args,
     count: shown.length,
     total: list.length,
     total_count: list.length,

@@ -74,6 +74,10 @@ export function worldCurrency(rng: Rng): string {
   return rng.pick(CURRENCIES);
 }
 
+/** Object fields that hold someone other than the record's owner. */
+const OTHER_PERSON =
+  /(emergency|guardian|spouse|partner|next_?of_?kin|kin|beneficiar|recipient|referr|dependa?e?nt|caregiver|carer)/i;
+
 /** Object fields that only group a record's own details, not a thing of their own. */
 const CONTAINER_FIELDS =
   /^(details?|info|information|data|metadata|meta|attributes|properties|extra|extras|summary|record|result|payload)$/;
@@ -111,9 +115,14 @@ export function valueFor(
   if (type === "object" && s.properties) {
     // No prototype: a nested field a schema names `__proto__` is a field like any other.
     const out: Record<string, unknown> = keyed();
-    // Its fields belong to what the field names (a tariff's name is a tariff's), unless the
-    // field is only a container of the record's own details.
-    const inner = CONTAINER_FIELDS.test(field) ? ctx : { ...ctx, entity: singular(snake(field)) };
+    // Its names and kinds are those of what the field names (a tariff's name is a tariff's),
+    // unless the field only groups the record's own details; someone else's details (an
+    // emergency contact's phone) are not the owner's.
+    const inner = CONTAINER_FIELDS.test(field)
+      ? ctx
+      : OTHER_PERSON.test(field)
+        ? { ...ctx, entity: singular(snake(field)), owner: undefined, isPerson: false }
+        : { ...ctx, entity: singular(snake(field)) };
     for (const [name, sub] of Object.entries(s.properties)) out[name] = valueFor(name, sub, inner);
     return out;
   }

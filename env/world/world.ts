@@ -475,6 +475,14 @@ function answer(outcome: Outcome | { ok: false; error: Record<string, unknown> }
   return { ok: false, content: JSON.stringify(outcome.error), error: String(outcome.error.error) };
 }
 
+/**
+ * Whether a call with these arguments counts towards its tool's calls (what a fault's `at_call`
+ * and `fired` number): arguments that are not a JSON object never reach the tool.
+ */
+export function countsAsCall(args: unknown): boolean {
+  return parseArguments(args).ok;
+}
+
 function parseArguments(
   args: unknown,
 ): { ok: true; args: Record<string, unknown> } | { ok: false; error: Record<string, unknown> } {

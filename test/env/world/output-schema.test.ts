@@ -280,3 +280,100 @@ describe("records of an entity its schemas describe", () => {
     }
   });
 });
+
+describe("output schemas written in other common shapes", () => {
+  const PERSON = {
+    type: "object",
+    properties: { patient_id: { type: "string" }, last_name: { type: "string" } },
+    required: ["patient_id", "last_name"],
+  };
+  const SHAPES: AgentSpec = {
+    name: "shapes",
+    system_prompt: "You help a clinic's patients.",
+    policy: [],
+    tools: [
+      mcp(
+        "find_patient",
+        "Find patients by last name.",
+        { last_name: { type: "string" } },
+        {
+          type: "object",
+          $defs: { patient: PERSON },
+          properties: { matches: { type: ["array", "null"], items: { $ref: "#/$defs/patient" } } },
+        },
+      ),
+      mcp(
+        "search_patients",
+        "Search patients by a query.",
+        { query: { type: "string" } },
+        {
+          type: "object",
+          properties: {
+            query: { type: "string" },
+            results: {
+              type: "array",
+              items: { allOf: [PERSON, { properties: { phone: { type: "string" } } }] },
+            },
+          },
+          required: ["query", "results"],
+        },
+      ),
+      mcp(
+        "update_patient",
+        "Update a patient's phone.",
+        { patient_id: { type: "string" }, phone: { type: "string" } },
+        {
+          type: "object",
+          properties: {
+            result: { type: "string", enum: ["rejected", "updated"] },
+            success: { type: "boolean" },
+            error: { type: ["string", "null"] },
+            nickname: { type: "integer" },
+          },
+          required: ["result", "success", "error"],
+        },
+      ),
+    ],
+  };
+
+  it("lists records whose items are a $ref, or an allOf, beside the call's own query", () => {
+    for (const seed of SEEDS) {
+      const world = createWorld({
+        spec: SHAPES,
+        situation: situationOf(SHAPES, { tool: "find_patient" }, seed),
+      });
+      const last = world.person.details.last_name as string;
+      const found = body(world.call("find_patient", { last_name: last }).content);
+      const matches = found.matches as Record<string, unknown>[];
+      expect(matches.length).toBeGreaterThan(0);
+      for (const m of matches) {
+        expect(Object.keys(m).sort()).toEqual(["last_name", "patient_id"]);
+        expect(m.last_name).toBe(last);
+      }
+      const searched = body(world.call("search_patients", { query: last }).content);
+      expect(searched.query).toBe(last);
+      for (const r of searched.results as Record<string, unknown>[])
+        expect(Object.keys(r).every((k) => ["patient_id", "last_name", "phone"].includes(k))).toBe(
+          true,
+        );
+      for (const tool of Agent.from(SHAPES).tools.slice(0, 2))
+        expect(answerCheck(tool)?.(tool.name === "find_patient" ? found : searched)).toEqual([]);
+    }
+  });
+
+  it("a write that went through shows success, whatever its record holds", () => {
+    for (const seed of SEEDS) {
+      const world = createWorld({
+        spec: SHAPES,
+        situation: situationOf(SHAPES, { tool: "update_patient" }, seed),
+      });
+      const id = world.person.ids.patient_id as string;
+      const answer = world.call("update_patient", { patient_id: id, phone: "+1 (555) 555-0100" });
+      expect(answer.ok, answer.content).toBe(true);
+      const { nickname, ...outcome } = body(answer.content);
+      expect(outcome).toEqual({ result: "updated", success: true, error: null });
+      // An optional field shows the record's own value when it fits, else nothing.
+      if (nickname !== undefined) expect(Number.isInteger(nickname)).toBe(true);
+    }
+  });
+});
