@@ -800,6 +800,7 @@ export class WorldModel {
    * An entity whose reads all say what they show, one of them by its output schema, holds what the
    * tools name, not the fields guessed for its name (a bank account's `type` on an energy
    * supplier's account). Only `created_at` stays: it orders lists, and is shown only where named.
+   * Any entity loses a guessed `type` when the tools name its kind another way (`account_type`).
    */
   #dropGuessedFields(): void {
     const named = new Map<string, Set<string>>();
@@ -817,8 +818,18 @@ export class WorldModel {
       if (model.view === null) shownWhole.add(model.entity);
     }
     for (const entity of this.entities.values()) {
-      if (entity.isPerson || !described.has(entity.name) || shownWhole.has(entity.name)) continue;
+      if (entity.isPerson) continue;
       const guessed = lookup(DEFAULT_FIELDS, entity.name) ?? DEFAULT_FIELDS.default ?? [];
+      // A kind the tools name (`account_type`: consumer or business) is the record's kind: a
+      // guessed `type` beside it (checking or savings) would be a second, invented one.
+      if (
+        guessed.includes("type") &&
+        entity.fields.get("type") === undefined &&
+        !named.get(entity.name)?.has("type") &&
+        [...entity.fields.keys()].some((f) => f.endsWith("_type"))
+      )
+        entity.fields.delete("type");
+      if (!described.has(entity.name) || shownWhole.has(entity.name)) continue;
       for (const field of guessed)
         if (
           field !== "created_at" &&

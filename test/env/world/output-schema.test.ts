@@ -377,3 +377,39 @@ describe("output schemas written in other common shapes", () => {
     }
   });
 });
+
+describe("a kind the tools name", () => {
+  it("replaces the kind guessed from the entity's name", () => {
+    const TELECOM: AgentSpec = {
+      name: "telecom",
+      system_prompt: "You help a mobile network's customers.",
+      policy: [],
+      tools: [
+        {
+          type: "function",
+          function: {
+            name: "get_account",
+            description: "Get an account: account holder name, account type and status.",
+            parameters: {
+              type: "object",
+              properties: { account_id: { type: "string" } },
+              required: ["account_id"],
+            },
+          },
+        },
+      ],
+    } as never;
+    for (const seed of SEEDS) {
+      const world = createWorld({
+        spec: TELECOM,
+        situation: situationOf(TELECOM, { tool: "get_account" }, seed),
+      });
+      const accounts = world.snapshot().collections.accounts ?? [];
+      expect(accounts.length).toBeGreaterThan(0);
+      for (const account of accounts) {
+        expect(account).toHaveProperty("account_type");
+        expect(account).not.toHaveProperty("type");
+      }
+    }
+  });
+});
