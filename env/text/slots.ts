@@ -426,7 +426,7 @@ export function bare(text: string): string {
   return text
     .trim()
     .replace(
-      /^(hello!?\s*|hi!?\s*)?((sure|ok|okay|yes|yeah|right)[,!.]?\s*)?((it'?s|it is|that'?s|that is|mine is|the [\w ]{1,30}? is|my [\w ]{1,30}? is)\s+)?/i,
+      /^((hello|hi)\b!?\s*)?((sure|ok|okay|yes|yeah|right)\b[,!.]?\s*)?((it'?s|it is|that'?s|that is|mine is|the [\w ]{1,30}? is|my [\w ]{1,30}? is)\s+)?/i,
       "",
     )
     .replace(/\s*(thank you\.?|thanks\.?)$/i, "")

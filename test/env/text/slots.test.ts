@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { OfflineAgent } from "../../../env/roles/offline-agent.ts";
-import { readValue } from "../../../env/text/slots.ts";
+import { bare, readValue } from "../../../env/text/slots.ts";
 import { type ToolModel, WorldModel } from "../../../env/world/model.ts";
 import type { AgentSpec, ChatMessage } from "../../../spec/index.ts";
 import { mcpTool } from "../../support/specs.ts";
@@ -38,6 +38,15 @@ describe("reading a detail from what the person said", () => {
       expect(readValue(model, tool("invite_users"), "emails", text, true)?.value).toEqual(
         text.match(/[\w.]+@[\w.]+/g),
       );
+  });
+
+  it("strips a lead-in word only when it is a word: Okafor and Hiroshi keep their first letters", () => {
+    expect(bare("Okafor")).toBe("Okafor");
+    expect(bare("ok, Okafor")).toBe("Okafor");
+    expect(bare("Hiroshi")).toBe("Hiroshi");
+    expect(bare("hi! it's Hiroshi.")).toBe("Hiroshi");
+    expect(bare("Yessenia")).toBe("Yessenia");
+    expect(bare("Sure, it's 5 Quay Street.")).toBe("5 Quay Street");
   });
 
   it("takes the id the person owns, not the one they disown", () => {
