@@ -251,6 +251,7 @@ class ScriptedSession implements AgentSession {
       if (picked) this.#args.set(pending.param, picked);
       return null;
     }
+    let unclaimed = text;
     if (pending?.kind === "ask") {
       const alone = pending.params.length === 1;
       let answered = false;
@@ -259,6 +260,10 @@ class ScriptedSession implements AgentSession {
         if (read && fits(propertiesOf(pending.tool)[param], read.value)) {
           this.#args.set(param, read.value);
           answered = true;
+          // A value given for what was asked is not also another detail (a birth date no reading date).
+          for (const said of [read.value].flat())
+            if (typeof said === "string" || typeof said === "number")
+              unclaimed = unclaimed.split(String(said)).join(" ");
         }
       }
       // No answer, and the request said again in other words: the agent had it wrong.
@@ -278,7 +283,7 @@ class ScriptedSession implements AgentSession {
       // The answer to one question is that detail: a date of birth is not also a reading date.
       if (answered && alone) return null;
     }
-    this.#learnFrom(text, false);
+    this.#learnFrom(unclaimed, false);
     return null;
   }
 
@@ -340,6 +345,8 @@ class ScriptedSession implements AgentSession {
         this.#pending = null;
         this.#lookupsTried.clear();
         this.#identified = null;
+        // The record found afresh may be another: whoever holds it is checked again.
+        this.#verified = null;
         this.#confirmed = false;
         for (const tool of this.#lookups())
           for (const p of Object.keys(propertiesOf(tool))) this.#args.delete(p);
@@ -535,7 +542,10 @@ class ScriptedSession implements AgentSession {
     );
     if (!verifier) return null;
     // The same details checked again would fail again: that is a mismatch, not a new try.
-    const tried = JSON.stringify(verifier.verifies.map((p) => this.#args.get(p) ?? null));
+    const tried = JSON.stringify([
+      this.#args.get(verifier.idParam as string) ?? null,
+      ...verifier.verifies.map((p) => this.#args.get(p) ?? null),
+    ]);
     if (this.#verifyTried.has(tried) && verifier.verifies.every((p) => this.#args.has(p))) {
       this.#verified = false;
       this.#pending = { kind: "reported" };
@@ -545,9 +555,9 @@ class ScriptedSession implements AgentSession {
     }
     const needed = verifier.verifies.filter((p) => !this.#args.has(p));
     const required = new Set(verifier.tool.parameters.required ?? []);
-    const ask = needed.filter((p) => required.has(p) || needed.length <= 2).slice(0, 3);
+    const ask = needed.filter((p) => required.has(p) || needed.length <= 3).slice(0, 3);
     if (ask.length > 0 && ask.some((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
-      return this.#ask(verifier, ask);
+      return this.#ask(verifier, ask, true);
     this.#verifyTried.add(tried);
     return this.#call(verifier, "verify");
   }
@@ -981,7 +991,7 @@ class ScriptedSession implements AgentSession {
    * other detail on its own, so every answer fills one field. A detail asked for twice without an
    * answer is not asked again: the agent says what it cannot do instead.
    */
-  #ask(tool: ToolModel, params: string[]): AgentTurn {
+  #ask(tool: ToolModel, params: string[], together = false): AgentTurn {
     const exhausted = params.find((p) => (this.#asked.get(p) ?? 0) >= MAX_ASKS);
     if (exhausted) {
       this.#pending = { kind: "reported" };
@@ -990,7 +1000,7 @@ class ScriptedSession implements AgentSession {
       );
     }
     const properties = propertiesOf(tool);
-    const together = params.filter(
+    const identifying = params.filter(
       (p) =>
         tool.idEntities.has(p) ||
         identityKey(snake(p)) !== null ||
@@ -1001,8 +1011,14 @@ class ScriptedSession implements AgentSession {
       const type = properties[p]?.type;
       return type !== "object" && type !== "array";
     });
-    const asked =
-      together.length > 0 ? together : simple.length > 1 ? simple.slice(0, 4) : params.slice(0, 1);
+    // The details a check takes are asked for in one go, as a person expects to be asked them.
+    const asked = together
+      ? params
+      : identifying.length > 0
+        ? identifying
+        : simple.length > 1
+          ? simple.slice(0, 4)
+          : params.slice(0, 1);
     this.#pending = { kind: "ask", tool, params: asked };
     const times = Math.max(...asked.map((p) => this.#asked.get(p) ?? 0));
     for (const p of asked) this.#asked.set(p, (this.#asked.get(p) ?? 0) + 1);

@@ -23,9 +23,10 @@ describe("one run at a time on an output", () => {
 
   it("refuses a second run on the same --out while the first writes, and the first's file is whole", async () => {
     const out = join(dir, "same.jsonl");
+    // Long enough that the first run is still writing when the second looks, on a fast machine too.
     const runs = await Promise.allSettled([
-      simulate(RETAIL, { rows: 60, seed: 3, out }),
-      simulate(RETAIL, { rows: 60, seed: 3, out }),
+      simulate(RETAIL, { rows: 600, seed: 3, out }),
+      simulate(RETAIL, { rows: 600, seed: 3, out }),
     ]);
     const refused = runs.filter((run) => run.status === "rejected");
     expect(refused).toHaveLength(1);
@@ -36,8 +37,8 @@ describe("one run at a time on an output", () => {
       .trimEnd()
       .split("\n")
       .map((line) => JSON.parse(line).id);
-    expect(ids).toHaveLength(60);
-    expect(new Set(ids).size).toBe(60);
+    expect(ids).toHaveLength(600);
+    expect(new Set(ids).size).toBe(600);
     expect(await exists(`${out}.lock`)).toBe(false);
     // A resume beside a live run is refused the same way.
     const again = simulate(RETAIL, { rows: 1500, seed: 3, out: join(dir, "again.jsonl") });
