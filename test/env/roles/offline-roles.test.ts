@@ -9,6 +9,7 @@ import { OfflineUser, offlineUser } from "../../../env/roles/offline-user.ts";
 import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
 import type { SituationWriter, UserSimulator } from "../../../env/roles/types.ts";
 import { playEpisode } from "../../../env/rollout.ts";
+import { simulate } from "../../../env/simulate.ts";
 import { awaitsGoAhead } from "../../../env/text/phrases.ts";
 import { intentOf, needsConfirmation } from "../../../env/text/reading.ts";
 import { spokenName } from "../../../env/text/slots.ts";
@@ -307,6 +308,31 @@ describe("the offline person", () => {
       }
     }
     expect(asked).toBeGreaterThan(0);
+  });
+
+  it("asks for the details a check takes in one question", async () => {
+    const data = await simulate("test/fixtures/specs/utility-energy.json", { rows: 120, seed: 2 });
+    let checks = 0;
+    for (const row of await data.rows()) {
+      row.messages.forEach((m, i) => {
+        if (m.role !== "assistant" || m.tool_calls?.[0]?.function.name !== "verify_account_holder")
+          return;
+        // The questions since the last tool answer: what the check needed was asked for once.
+        let from = i;
+        while (from > 0 && row.messages[from - 1]?.role !== "tool") from--;
+        const questions = row.messages
+          .slice(from, i)
+          .filter(
+            (q) =>
+              q.role === "assistant" &&
+              /full name|date of birth|bank last4/.test(q.content ?? "") &&
+              !/again/.test(q.content ?? ""),
+          );
+        checks++;
+        expect(questions.length, row.id).toBeLessThanOrEqual(1);
+      });
+    }
+    expect(checks).toBeGreaterThan(10);
   });
 
   it("raises a claim that disagrees with the records once, and once it is answered ends as told, never asking for what was done", async () => {
