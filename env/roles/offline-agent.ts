@@ -15,6 +15,7 @@ import { fnv1a } from "../util/hash.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { errorIn, parsedJson } from "../util/parsed.ts";
+import { regexLiteral } from "../util/regex.ts";
 import { identityKey } from "../world/identity.ts";
 import { type EntityModel, propertiesOf, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
@@ -262,8 +263,11 @@ class ScriptedSession implements AgentSession {
           answered = true;
           // A value given for what was asked is not also another detail (a birth date no reading date).
           for (const said of [read.value].flat())
-            if (typeof said === "string" || typeof said === "number")
-              unclaimed = unclaimed.split(String(said)).join(" ");
+            if ((typeof said === "string" || typeof said === "number") && String(said).length >= 3)
+              unclaimed = unclaimed.replace(
+                new RegExp(`(?<![\\w-])${regexLiteral(String(said))}(?![\\w-])`, "g"),
+                " ",
+              );
         }
       }
       // No answer, and the request said again in other words: the agent had it wrong.
