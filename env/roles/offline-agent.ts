@@ -351,6 +351,7 @@ class ScriptedSession implements AgentSession {
         this.#identified = null;
         // The record found afresh may be another: whoever holds it is checked again.
         this.#verified = null;
+        this.#verifyTried.clear();
         this.#confirmed = false;
         for (const tool of this.#lookups())
           for (const p of Object.keys(propertiesOf(tool))) this.#args.delete(p);
@@ -1015,9 +1016,12 @@ class ScriptedSession implements AgentSession {
       const type = properties[p]?.type;
       return type !== "object" && type !== "array";
     });
-    // The details a check takes are asked for in one go, as a person expects to be asked them.
+    // The details a check takes are asked for in one go, as a person expects to be asked them;
+    // an object or a list is asked for on its own.
     const asked = together
-      ? params
+      ? simple.length > 0
+        ? simple
+        : params.slice(0, 1)
       : identifying.length > 0
         ? identifying
         : simple.length > 1
@@ -1174,8 +1178,10 @@ class ScriptedSession implements AgentSession {
     const params = Object.keys(propertiesOf(tool));
     if (params.some((p) => this.#args.has(p))) return null;
     if (tool.refs.some((r) => this.#args.has(r.param))) return null;
+    // Only what is the person's alone narrows to their records: a city or a name lists a catalog.
     const personal = params.find(
-      (p) => identityKey(snake(p)) !== null && (this.#asked.get(p) ?? 0) === 0,
+      (p) =>
+        ["email", "phone"].includes(identityKey(snake(p)) ?? "") && (this.#asked.get(p) ?? 0) === 0,
     );
     return personal ?? null;
   }

@@ -826,7 +826,7 @@ export class WorldModel {
         guessed.includes("type") &&
         entity.fields.get("type") === undefined &&
         !named.get(entity.name)?.has("type") &&
-        [...entity.fields.keys()].some((f) => f.endsWith("_type"))
+        entity.fields.has(`${entity.name}_type`)
       )
         entity.fields.delete("type");
       if (!described.has(entity.name) || shownWhole.has(entity.name)) continue;

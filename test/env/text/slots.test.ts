@@ -17,6 +17,12 @@ const SPEC = {
       { domain: { type: "string" }, admin_email: { type: "string", format: "email" } },
       [],
     ),
+    mcpTool(
+      "list_offices",
+      "List the offices, optionally in one city.",
+      { city: { type: "string" } },
+      [],
+    ),
     mcpTool("invite_users", "Invite users to a workspace by email.", {
       workspace_id: { type: "string", pattern: "^ws_[A-Za-z0-9]{8}$" },
       emails: { type: "array", items: { type: "string", format: "email" } },
@@ -71,5 +77,14 @@ describe("the offline agent and a listing that takes no required argument", () =
     const turn = await agent.respond(conversation);
     expect(turn.message.tool_calls).toBeUndefined();
     expect(turn.message.content).toMatch(/email address/i);
+  });
+
+  it("lists a catalog a city narrows without asking the person where they live", async () => {
+    const agent = new OfflineAgent({ slipRate: 0 }).start(Agent.from(SPEC), 1);
+    const turn = await agent.respond([
+      { role: "system", content: "You help the admins of a team workspace product." },
+      { role: "user", content: "Could you list the offices?" },
+    ]);
+    expect(turn.message.tool_calls?.[0]?.function.name).toBe("list_offices");
   });
 });
