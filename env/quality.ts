@@ -151,6 +151,7 @@ export class QualityTally {
     };
     const answered = new Map<string, number>();
     const argsOf = new Map<string, string>();
+    const slipped = new Set<string>();
     let exercised = false;
     const honest = row.situation.axes.world === "normal" && row.persona.misstated.length === 0;
     row.messages.forEach((message, i) => {
@@ -168,7 +169,12 @@ export class QualityTally {
             (tool.kind === "change" || tool.kind === "create") &&
             this.#confirm.get(tool.tool.name)
           ) {
-            if (slipAt.has(i)) continue;
+            // A deliberate slip is left out, and so is the same call made again (its retry).
+            const key = `${call.function.name} ${call.function.arguments}`;
+            if (slipAt.has(i) || slipped.has(key)) {
+              slipped.add(key);
+              continue;
+            }
             f.writes++;
             if (confirmedBefore(row.messages, i, start)) f.confirmed++;
           }
