@@ -74,3 +74,50 @@ describe("the loops figure", () => {
     expect(tally.facts(refused).loops).toBe(true);
   });
 });
+
+describe("the confirmed-writes figure", () => {
+  it("leaves out a write slipped through unconfirmed, and its retry after a retryable error", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const cancel = (id: string): ChatMessage => ({
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id,
+          type: "function",
+          function: {
+            name: "cancel_order",
+            arguments: '{"order_id":"W0000001","reason":"ordered_by_mistake"}',
+          },
+        },
+      ],
+    });
+    const done = (id: string, content: string): ChatMessage => ({
+      role: "tool",
+      tool_call_id: id,
+      name: "cancel_order",
+      content,
+    });
+    const row = await rowWith([
+      cancel("a"),
+      done("a", FAILED),
+      cancel("b"),
+      done("b", '{"order_id":"W0000001","status":"cancelled"}'),
+    ]);
+    const slipped = {
+      ...row,
+      episode: {
+        ...row.episode,
+        slips: [
+          {
+            kind: "skipped_confirmation" as const,
+            message: 2,
+            detail: "called cancel_order without the person's yes",
+          },
+        ],
+      },
+    };
+    expect(tally.facts(row).writes).toBe(2);
+    expect(tally.facts(slipped).writes).toBe(0);
+  });
+});
