@@ -735,20 +735,33 @@ class ScriptedSession implements AgentSession {
     conversation: readonly ChatMessage[],
   ): AgentTurn {
     this.#pending = null;
-    // A check that could not run (a fault, arguments refused) says nothing about the person.
-    if (body?.verified === true || errorIn(body) !== null || body === null) {
+    const error = errorIn(body);
+    // Details the check refused (one missing, one of the wrong form) are asked for again, as a
+    // mismatch is; a check that could not run for the world's own reasons (a fault) says nothing
+    // about the person, and the request goes on.
+    const refused = error === "invalid_arguments" || error === "placeholder_argument";
+    if (!refused && (body?.verified === true || error !== null || body === null)) {
       this.#verified = true;
       return this.#next(conversation);
     }
-    const failed = Array.isArray(body?.did_not_match)
-      ? (body?.did_not_match as string[])
-      : tool.verifies;
+    const named = refused
+      ? tool.verifies.filter((p) => JSON.stringify(body).includes(`"${p}`))
+      : [];
+    const failed = refused
+      ? named.length > 0
+        ? named
+        : tool.verifies
+      : Array.isArray(body?.did_not_match)
+        ? (body?.did_not_match as string[])
+        : tool.verifies;
     if (failed.every((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS)) {
       for (const p of failed) this.#args.delete(p);
       this.#pending = { kind: "ask", tool, params: failed };
       for (const p of failed) this.#asked.set(p, (this.#asked.get(p) ?? 0) + 1);
       return this.#say(
-        `That didn't match what we have on file. Could you check your ${failed.map(spokenName).join(" and ")} and send it again?`,
+        refused
+          ? `I couldn't check that as given. Could you send me your ${failed.map(spokenName).join(" and ")} again?`
+          : `That didn't match what we have on file. Could you check your ${failed.map(spokenName).join(" and ")} and send it again?`,
       );
     }
     this.#verified = false;

@@ -141,3 +141,68 @@ describe("the offline agent's slips", () => {
     }
   });
 });
+
+describe("a check of the person the world refuses", () => {
+  it("is no pass: a refused check of a detail the person cannot give ends the request unchanged", async () => {
+    const fn = (name: string, description: string, properties: Record<string, unknown>) => ({
+      type: "function" as const,
+      function: {
+        name,
+        description,
+        parameters: { type: "object" as const, properties, required: Object.keys(properties) },
+      },
+    });
+    const spec = Agent.from({
+      name: "pins",
+      system_prompt: "You help customers of a shop.",
+      policy: [
+        {
+          id: "verify",
+          text: "Verify the caller's identity with their PIN before making any change to their account.",
+        },
+      ],
+      tools: [
+        fn("find_customer", "Find a customer by email.", {
+          email: { type: "string", format: "email" },
+        }),
+        fn("verify_customer_pin", "Check the PIN a customer gives against their record.", {
+          customer_id: { type: "string" },
+          pin: { type: "string", pattern: "^\\d{4}$" },
+        }),
+        fn("update_address", "Change a customer's address.", {
+          customer_id: { type: "string" },
+          address: { type: "string" },
+        }),
+      ],
+    } as never);
+    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: "You help customers of a shop." },
+      {
+        role: "user",
+        content:
+          "Please change my address to 5 Quay Street, Bristol BS1 5TR. My email is ada@analytical.org",
+      },
+    ];
+    const called: string[] = [];
+    for (let step = 0; step < 8; step++) {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (!call) {
+        if (/anything else/i.test(message.content ?? "")) break;
+        // The person only has a five-digit number, which the check's pattern refuses.
+        conversation.push({ role: "user", content: "It's 12345." });
+        continue;
+      }
+      called.push(call.function.name);
+      const content =
+        call.function.name === "find_customer"
+          ? '{"customers":[{"customer_id":"CUS-1","name":"Ada"}],"count":1,"total":1}'
+          : '{"error":"invalid_arguments","message":"The arguments to verify_customer_pin were refused","problems":["missing required argument \\"pin\\""]}';
+      conversation.push({ role: "tool", tool_call_id: call.id, name: call.function.name, content });
+    }
+    expect(called).toContain("verify_customer_pin");
+    expect(called).not.toContain("update_address");
+  });
+});
