@@ -36,6 +36,14 @@ const FAILURE_FIELD =
 const SUCCESS_FIELD =
   /^(ok|success|successful|succeeded|created|updated|deleted|cancelled|canceled|accepted|applied|done|completed|confirmed|sent|saved|booked|scheduled|submitted|processed)$/;
 
+/** Fields of a write's answer that tell how the write went, not what its record holds. */
+const OUTCOME_FIELD = /^(result|outcome|message|status_message|warnings?)$/;
+
+/** Whether a field of a write's answer tells how the write went (`created`, `result`, `error`). */
+export function isOutcomeField(field: string): boolean {
+  return SUCCESS_FIELD.test(field) || FAILURE_FIELD.test(field) || OUTCOME_FIELD.test(field);
+}
+
 /** Enum choices that say a write did not go through. */
 const FAILURE_CHOICE = /^(rejected|failed|failure|declined|denied|error|invalid|refused)$/;
 

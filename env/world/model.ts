@@ -8,7 +8,7 @@ import { stillWorking } from "../util/long-work.ts";
 import { lookup } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { regexLiteral } from "../util/regex.ts";
-import { type AnswerShape, answerShape } from "./answer-shape.ts";
+import { type AnswerShape, answerShape, isOutcomeField } from "./answer-shape.ts";
 import { identityKey, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
 import {
@@ -692,7 +692,10 @@ export class WorldModel {
       const entity = this.entities.get(model.entity) as EntityModel;
       const output = model.answer?.record.fields;
       const properties = (model.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
+      const wrote = model.kind === "create" || model.kind === "change";
       for (const field of model.view ?? []) {
+        // What a write says of itself (`created`, `result`, `rejection_reason`) is no field of its record.
+        if (wrote && isOutcomeField(field)) continue;
         if (field !== entity.idField)
           entity.fields.set(
             field,

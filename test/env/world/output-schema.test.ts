@@ -177,6 +177,9 @@ describe("the world answers as each tool's output schema says", () => {
       );
       expect(Object.keys(made).sort()).toEqual(["created", "patient_id"]);
       expect(made.created).toBe(true);
+      // How the write went is no field of a patient's record.
+      for (const patient of world.snapshot().collections.patients ?? [])
+        expect(patient).not.toHaveProperty("created");
       const appointment = world.snapshot().collections.appointments?.[0]?.appointment_id;
       const reading = world.call("submit_reading", { appointment_id: appointment, reading: 12 });
       if (!reading.ok) continue;
@@ -370,6 +373,9 @@ describe("output schemas written in other common shapes", () => {
       const id = world.person.ids.patient_id as string;
       const answer = world.call("update_patient", { patient_id: id, phone: "+1 (555) 555-0100" });
       expect(answer.ok, answer.content).toBe(true);
+      for (const patient of world.snapshot().collections.patients ?? [])
+        for (const field of ["result", "success", "error"])
+          expect(patient).not.toHaveProperty(field);
       const { nickname, ...outcome } = body(answer.content);
       expect(outcome).toEqual({ result: "updated", success: true, error: null });
       // An optional field shows the record's own value when it fits, else nothing.
