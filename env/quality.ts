@@ -151,6 +151,7 @@ export class QualityTally {
     };
     const answered = new Map<string, number>();
     const argsOf = new Map<string, string>();
+    const faulted = row.situation.faults.length > 0;
     const slipped = new Set<string>();
     let exercised = false;
     const honest = row.situation.axes.world === "normal" && row.persona.misstated.length === 0;
@@ -184,9 +185,12 @@ export class QualityTally {
       if (message.role !== "tool") return;
       const name = names.get(message.tool_call_id) ?? message.name;
       const error = errorOf(message.content);
-      // Numbered as the world numbers calls, so a fault's `fired` names this answer.
+      // Numbered as the world numbers calls, so a fault's `fired` names this answer; a row
+      // without faults has nothing to number.
       const counted =
-        !UNCOUNTED.has(error ?? "") && countsAsCall(argsOf.get(message.tool_call_id) ?? "");
+        faulted &&
+        !UNCOUNTED.has(error ?? "") &&
+        countsAsCall(argsOf.get(message.tool_call_id) ?? "");
       const n = (answered.get(name) ?? 0) + (counted ? 1 : 0);
       answered.set(name, n);
       if (i < start) return;

@@ -183,17 +183,17 @@ export class OfflineUser {
     }
     // "the coupon code" asks for the coupon code, not also for a `code`: a name heard only inside
     // a longer one asked for is not asked for itself.
-    const words = (text: string) => ` ${text.replace(/[^a-z0-9]+/g, " ")} `;
+    const padded = (text: string) => ` ${text.replace(/[^a-z0-9]+/g, " ")} `;
     const heard =
       asked.length < 2
         ? asked
         : asked.filter((param) => {
-            const spoken = words(askedWords(param).spoken);
+            const spoken = padded(askedWords(param).spoken);
             const longer = asked
-              .map((other) => words(askedWords(other).spoken))
+              .map((other) => padded(askedWords(other).spoken))
               .filter((name) => name !== spoken && name.includes(spoken));
             if (longer.length === 0) return true;
-            let rest = words(lower);
+            let rest = padded(lower);
             for (const name of longer) rest = rest.split(name).join("  ");
             return rest.includes(spoken);
           });

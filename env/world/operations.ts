@@ -137,9 +137,18 @@ function readOne(ctx: CallContext): Outcome {
 
 /** A record as the tool's answer shows it: as its output schema shapes it, else the store's view. */
 function shownOf(ctx: CallContext, record: WorldRecord, wrote: boolean): WorldRecord {
-  const { tool, store } = ctx;
-  const view = store.view(tool.entity, record, tool.view);
-  return tool.answer ? fitAnswer(tool.answer.record, view, wrote, fillFor(ctx, record)) : view;
+  return fitted(ctx, ctx.store.view(ctx.tool.entity, record, ctx.tool.view), record, wrote);
+}
+
+/** What an answer about `record` shows of `values`: as the tool's output schema shapes it, else all. */
+function fitted(
+  ctx: CallContext,
+  values: WorldRecord,
+  record: WorldRecord,
+  wrote: boolean,
+): WorldRecord {
+  const shape = ctx.tool.answer;
+  return shape ? fitAnswer(shape.record, values, wrote, fillFor(ctx, record)) : values;
 }
 
 /**
@@ -175,10 +184,7 @@ function verify(ctx: CallContext, record: WorldRecord): Outcome {
     matched,
     did_not_match: checked.filter((p) => !matched.includes(p)),
   });
-  const answer = tool.answer
-    ? fitAnswer(tool.answer.record, result, false, fillFor(ctx, record))
-    : result;
-  return { ok: true, json: JSON.stringify(answer) };
+  return { ok: true, json: JSON.stringify(fitted(ctx, result, record, false)) };
 }
 
 function readMany(ctx: CallContext): Outcome {
@@ -336,10 +342,7 @@ function change(ctx: CallContext): Outcome {
   if (DELETE_VERBS.has(tool.verb) && namesEntity(tool, entity)) {
     store.remove(entity.name, id);
     const deleted = newRecord({ [entity.idField]: id, deleted: true });
-    const answer = tool.answer
-      ? fitAnswer(tool.answer.record, deleted, true, fillFor(ctx, record))
-      : deleted;
-    return { ok: true, json: JSON.stringify(answer) };
+    return { ok: true, json: JSON.stringify(fitted(ctx, deleted, record, true)) };
   }
   const changed = store.writable(entity.name, record);
   for (const [param, field] of tool.sets)
