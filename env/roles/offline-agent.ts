@@ -11,6 +11,7 @@ import { Rng } from "../rng.ts";
 import { agentWrites, isFreeText } from "../text/agent-written.ts";
 import { intentOf, intentScores, needsConfirmation, wantsHuman } from "../text/reading.ts";
 import { fits, readValue, spokenName } from "../text/slots.ts";
+import { nameWords, verbOf } from "../tools.ts";
 import { fnv1a } from "../util/hash.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
@@ -686,7 +687,10 @@ class ScriptedSession implements AgentSession {
       this.#completed = true;
       this.#done.add(tool);
     }
-    const intro = reads ? "Here's what I found" : `Done, I've ${pastOf(tool)}`;
+    const subject = reads ? readSubject(tool) : null;
+    const intro = reads
+      ? `Here's what I found${subject ? ` on the ${subject}` : ""}`
+      : `Done, I've ${pastOf(tool)}`;
     this.#lastReport = reads
       ? `the record shows ${summary(body, collection)}`
       : `it's done: ${summary(body, collection)}`;
@@ -740,6 +744,11 @@ class ScriptedSession implements AgentSession {
     // mismatch is; a check that could not run for the world's own reasons (a fault) says nothing
     // about the person, and the request goes on.
     const refused = error === "invalid_arguments" || error === "placeholder_argument";
+    // No record with that id: nothing was checked, and the id is asked about as any lookup's would be.
+    if (error === "not_found" && this.#intent) {
+      this.#pending = { kind: "call", tool: this.#intent, purpose: "goal" };
+      return this.#afterTool(JSON.stringify(body), conversation);
+    }
     if (!refused && (body?.verified === true || error !== null || body === null)) {
       this.#verified = true;
       return this.#next(conversation);
@@ -1384,4 +1393,20 @@ function registers(tool: ToolModel): boolean {
     ),
   );
   return details.length >= 2;
+}
+
+/** Words that start how a read finds what it reads (`find_account_by_name`), not what it reads. */
+const READ_BY = new Set(["by", "with", "from", "using", "via"]);
+
+/**
+ * What a read reads, in its name's words (`track_shipment` → "shipment", `get_account_summary` →
+ * "account summary"): a report says what it is about, as a person would expect to hear.
+ */
+function readSubject(tool: ToolModel): string | null {
+  const words = nameWords(tool.tool.name);
+  const verb = verbOf(tool.tool.name);
+  const rest = words.filter((w, at) => !(w === verb && (at === 0 || at === words.length - 1)));
+  const cut = rest.findIndex((w) => READ_BY.has(w));
+  const subject = (cut < 0 ? rest : rest.slice(0, cut)).join(" ");
+  return subject === "" ? null : subject;
 }

@@ -47,6 +47,11 @@ const WHAT_NOW =
 /** The agent saying something failed, could not be done, or was not found. */
 const FAILED =
   /\b(sorry|couldn'?t|could not|can'?t|cannot|unable|failed|error|not (able|found|possible)|isn'?t possible|no \w+ (was )?found|don'?t have permission|not allowed|only possible)\b/i;
+/** The agent saying it has done all it can on the request: the last word on it, wherever it is said. */
+const FINAL =
+  /\b((nothing|anything) (more|else) (that )?i can do|not able to do (any ?)?more|(done|tried) (all|what|everything) i can|as far as i can take it|can'?t do (any ?)?more)\b/i;
+/** Stances that press when told no rather than let it go. */
+const PRESSING = new Set(["insistent", "pressuring"]);
 /** The agent reporting what it found or did. */
 const REPORTED =
   /\b(done|completed?|is now|has been|have (\w+ed)|i'?ve (\w+ed|sent|paid|set|reset|frozen)|here('s| is| are)|i found|i can see|your \w+ (is|are)|recorded|went through)\b/i;
@@ -81,6 +86,8 @@ export class OfflineUser {
   #doubted = false;
   #insisted = 0;
   #claimed = false;
+  /** The person asked to be put through to someone else. */
+  #askedForSomeone = false;
   /** The person raised their claim after being told what they came for, and awaits the answer. */
   #disputing = false;
   readonly #sent = new Set<string>();
@@ -91,12 +98,15 @@ export class OfflineUser {
   readonly #about: RegExp | null;
   /** Parameters that name a record: the person states their ids only when they hold them. */
   readonly #records: ReadonlySet<string> | null;
+  /** Whether what the person came for reads rather than changes (null: told by the request's words). */
+  readonly #looksUp: boolean | null;
 
   constructor(persona: Persona, seed: number, knows: PersonKnowledge = {}) {
     this.#persona = persona;
     this.#ids = knows.ids ?? (() => []);
     this.#about = knows.about ?? null;
     this.#records = knows.records ?? null;
+    this.#looksUp = knows.looksUp ?? null;
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
     this.#behaviour = behaviourOf(persona.stance);
@@ -148,7 +158,7 @@ export class OfflineUser {
     // The agent's framing is its first sentence; what follows may quote the records ("Cannot access shared drive").
     const framing = text.split(/[:.!?](\s|$)/)[0] ?? text;
     if (WHAT_NOW.test(text)) return this.#restate();
-    if (FAILED.test(framing)) return this.#failure(text);
+    if (FAILED.test(framing) || FINAL.test(text)) return this.#failure(text);
     if (REPORTED.test(framing)) return this.#reported(text);
     if (OFFER_OF_MORE.test(text)) return this.#restate();
     return this.#impatient([
@@ -358,7 +368,8 @@ export class OfflineUser {
       (id) => !lowered.some((h) => h.includes(id.toLowerCase())),
     );
     if (stranger) {
-      const right = Object.values(p.details.ids)[0];
+      // The one that is theirs is of the same kind: a workspace id answers for a workspace id, never a user id.
+      const right = Object.values(p.details.ids).find((id) => sameKind(id, stranger));
       return {
         content: right
           ? `No, ${keep(stranger)} isn't mine. It's ${keep(right)}.`
@@ -387,7 +398,16 @@ export class OfflineUser {
       const value = param ? lookup(p.details.ids, param) : undefined;
       if (value) return { content: `Oh sorry, I mixed it up. It's ${keep(value)}.` };
     }
-    if (this.#behaviour === "insistent" && this.#insisted < 2) {
+    // Told it is the agent's last word, a person who presses asks once for someone who can do more.
+    const final = FINAL.test(text);
+    if (final && !this.#askedForSomeone && PRESSING.has(this.#behaviour)) {
+      this.#askedForSomeone = true;
+      return this.#impatient([
+        "Then can I speak to someone who can?",
+        "Can you put me through to someone who can sort it, then?",
+      ]);
+    }
+    if (this.#behaviour === "insistent" && this.#insisted < 2 && !final) {
       this.#insisted++;
       return this.#impatient([
         "That's not good enough. Please try again.",
@@ -450,8 +470,9 @@ export class OfflineUser {
     return this.#satisfied();
   }
 
-  /** Whether the person came for a change, not to look something up. */
+  /** Whether the person came for a change, not to look something up (or have something worked out). */
   #wantsChange(): boolean {
+    if (this.#looksUp !== null) return !this.#looksUp;
     return !/^(check|see|find|look up|track|get|view|show)\b/.test(
       this.#persona.goal.text.replace(/[\uE000\uE001]/g, ""),
     );
@@ -550,6 +571,12 @@ function labelOf(param: string): string {
   return lookup(names, identity) ?? spokenWords(key);
 }
 
+/** Whether two identifiers are of one kind: the same letters before their first digit or separator, about as long. */
+function sameKind(a: string, b: string): boolean {
+  const prefix = (id: string) => /^[A-Za-z]*[-_#]?/.exec(id)?.[0].toLowerCase() ?? "";
+  return prefix(a) === prefix(b) && Math.abs(a.length - b.length) <= 2;
+}
+
 /** A near miss of an identifier: two digits swapped, the way people misread a number. */
 function garble(id: string, rng: Rng): string {
   const digits = [...id].map((c, i) => (/\d/.test(c) ? i : -1)).filter((i) => i >= 0);
@@ -567,6 +594,8 @@ export interface PersonKnowledge {
   ids?: (text: string) => string[];
   about?: RegExp | null;
   records?: ReadonlySet<string>;
+  /** Whether the goal's tool reads or works something out, changing nothing. */
+  looksUp?: boolean;
 }
 
 /** The offline user model: each episode's person played by an {@link OfflineUser}. */
@@ -589,6 +618,12 @@ export const offlineUser: UserSimulator = {
       ids: (text) => reader.read(text).filter((id) => !id.includes("@")),
       about: goalNouns(setup.agent, setup.persona.goal.tool),
       records: new Set(owned),
+      ...(goal
+        ? {
+            looksUp:
+              goal.kind === "read_one" || goal.kind === "read_many" || goal.kind === "utility",
+          }
+        : {}),
     });
     return { reply: async (conversation) => user.reply(conversation) };
   },

@@ -16,6 +16,7 @@ import { patternCheck } from "./pattern.ts";
 import { meets } from "./statuses.ts";
 import { newRecord, Store } from "./store.ts";
 import {
+  creationAliases,
   datesInOrder,
   money,
   orderedPairs,
@@ -218,6 +219,7 @@ class RecordMaker {
       this.#datePairs.set(entity.name, pairs);
     }
     datesInOrder(record, pairs);
+    creationAliases(record);
     return record;
   }
 

@@ -522,7 +522,9 @@ export class WorldModel {
     };
     this.#target(model, reading, refs);
     model.answer = answerShape(tool, model.kind === "read_many");
-    model.view = model.answer ? Object.keys(model.answer.record.fields) : viewOf(tool);
+    model.view = model.answer
+      ? Object.keys(model.answer.record.fields)
+      : (viewOf(tool) ?? (model.kind === "read_one" ? namedView(tool, model.entity) : null));
     model.refs = refs.filter((r) => r.param !== model.idParam || r.by === "email");
     model.idByEmail = refs.some((r) => r.param === model.idParam && r.by === "email");
     if (model.idParam && !model.idByEmail) model.idEntities.set(model.idParam, model.entity);
@@ -1265,6 +1267,41 @@ function viewOf(tool: ToolDefinition): string[] | null {
     if (fields.length >= 1 && fields.length + qualifiers.length >= 2) return [...new Set(fields)];
   }
   return null;
+}
+
+/** Words of a read's name that ask for the whole record, not for one thing it holds. */
+const WHOLE_RECORD = new Set([
+  "status",
+  "details",
+  "detail",
+  "info",
+  "information",
+  "profile",
+  "summary",
+  "record",
+  "overview",
+  "data",
+]);
+/** Verbs of a read that works a figure out rather than look one up: the figure is what it names. */
+const ESTIMATES = new Set(["estimate", "calculate", "compute"]);
+
+/**
+ * What a read shows when its description lists nothing but its name names one thing the record
+ * holds beyond itself (`estimate_copay` on a patient, `get_store_hours` on a store): that thing,
+ * not the whole record. Null when the name asks for the record itself (`get_order_status`).
+ */
+function namedView(tool: ToolDefinition, entity: string): string[] | null {
+  const verb = verbOf(tool.name);
+  const words = nameWords(tool.name);
+  const by = words.findIndex((w) => w === "by" || w === "for" || w === "with");
+  const entityWords = new Set(entity.split("_").flatMap((w) => [w, plural(w)]));
+  const rest = (by < 0 ? words : words.slice(0, by)).filter(
+    (w) => w !== verb && !entityWords.has(w) && !WHOLE_RECORD.has(w),
+  );
+  // "quote_named_driver" quotes a price for a driver: what it names is the quote, not a driver.
+  if (rest.length !== 1) return verb === "quote" ? ["quote"] : null;
+  const [thing] = rest as [string];
+  return [ESTIMATES.has(verb) ? `estimated_${thing}` : thing];
 }
 
 function examplesOf(properties: Record<string, SchemaFragment>): Map<string, string> {

@@ -14,7 +14,14 @@ import {
 } from "./model.ts";
 import { meets } from "./statuses.ts";
 import { newRecord, type Store } from "./store.ts";
-import { isCatchAll, type SchemaFragment, singular, valueFor, WORLD_TODAY } from "./values.ts";
+import {
+  creationAliases,
+  isCatchAll,
+  type SchemaFragment,
+  singular,
+  valueFor,
+  WORLD_TODAY,
+} from "./values.ts";
 import { REVIVING_VERBS } from "./vocabulary.ts";
 
 /** A tool's answer before faults: JSON of the result, or the refusal the world says. */
@@ -439,6 +446,7 @@ function create(ctx: CallContext): Outcome {
   copyArguments(record, entity, tool, args);
   record.status = entity.statuses.usable.at(-1) ?? "completed";
   record.created_at = TODAY_TIME;
+  creationAliases(record);
   store.add(entity.name, record);
   return { ok: true, json: JSON.stringify(shownOf(ctx, record, true)) };
 }

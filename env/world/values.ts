@@ -258,8 +258,26 @@ function nameRule(
   if (/(^|_)tier$/.test(field)) return ({ rng }) => rng.pick(TIERS);
   if (/^(balance|current|available|current_balance|available_balance|credit_limit)$/.test(field))
     return ({ rng }) => money(rng, 150, 9000);
-  if (/(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid)|(^|_)(vat|tax)$/.test(field))
+  if (
+    /(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid|copay|premium|deductible|out_of_pocket)|(^|_)(vat|tax|quote)$/.test(
+      field,
+    )
+  )
     return ({ rng }) => money(rng, 8, 450);
+  // When a place is open: weekdays, Saturday and Sunday.
+  if (/(^|_)hours$/.test(field))
+    return ({ rng }) =>
+      `Mon–Fri ${rng.pick(["08:00", "09:00"])}–${rng.pick(["18:00", "20:00", "21:00"])}, Sat ${rng.pick(["09:00", "10:00"])}–${rng.pick(["14:00", "17:00"])}, Sun ${rng.pick(["closed", "10:00–16:00"])}`;
+  // What a line or plan used this cycle; anything else, a share of its allowance.
+  if (/(^|_)usage$/.test(field)) {
+    if (/line|sim|phone|mobile|plan|subscription/.test(entity))
+      return ({ rng }) =>
+        `${1 + rng.int(19)}.${rng.int(10)} GB of data, ${rng.int(900)} minutes and ${rng.int(300)} texts this billing cycle`;
+    return ({ rng }) => {
+      const allowance = 5 * (2 + rng.int(19));
+      return `${1 + rng.int(allowance)} of ${allowance} used`;
+    };
+  }
   if (/^(quantity|qty|count|number_of_items|units)$/.test(field))
     return ({ rng }) => 1 + rng.int(4);
   if (field === "carrier") return ({ rng }) => rng.pick(CARRIERS);
@@ -365,6 +383,22 @@ export function datesInOrder(
       record[second] = a;
     }
   }
+}
+
+/** Other names of a record's creation (`creation_date`, `date_created`…): the same moment as its `created_at`. */
+const CREATION =
+  /^(creation_(date|time|timestamp)|date_(created|of_creation)|created_(date|on|time))$/;
+
+/**
+ * Fields that name a record's creation in other words hold its `created_at`, as a day where the
+ * field is a date: a description's "creation date" is the day the record was made, not a second one.
+ */
+export function creationAliases(record: Record<string, unknown>): void {
+  const created = record.created_at;
+  if (typeof created !== "string") return;
+  for (const field of Object.keys(record))
+    if (CREATION.test(field))
+      record[field] = /date|_on$/.test(field) ? created.slice(0, 10) : created;
 }
 
 const pairsByFields = new Map<string, [string, string][]>();

@@ -13,16 +13,16 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "a0be88410f370c2cef5340b32c4ce680160c08e382c77677c6500659683ae8e9",
-    meta: "d50f17bff6150e839f060afd968e980d68e2f06200d9c7cbda80e609c31b1de2",
+    rows: "fcba495d383701fd2c0811428b713b1f5172bbe6b539e2b50697795bc9378fbd",
+    meta: "4435095c11602a2c13bdef755967d68833645286d992a32912de8c76ca98b4ad",
   },
   "personal-finance": {
-    rows: "9e0237c300ce60fada5cee10b04e52541ac5d00951b387fa91cb6f1241c3eee8",
-    meta: "56dbe78372347810035573171717d0db6b3b238530ff6a4a0e689e8dec0c59cf",
+    rows: "040f20d493b182f967572d5ea7b51901c32ed67457de5b063818c1ef61cb9dbe",
+    meta: "b72ba272e421f06bea83f3043363c6ec2eff72c9d626698b2715f0820526b39b",
   },
   "retail-orders": {
-    rows: "9ba3a360d0dd0a368fba01604c9cececb0ed043db6edf5279b489b5463396d12",
-    meta: "deed9f9af60841dbde06e1d79d3af863c2cb0f378342e65a0baa5ab6eace7b8f",
+    rows: "97b91e85ba7dec5f77ae2ffefc5542db52031f4599644596771115767880b2d6",
+    meta: "9eabd265629ff888582572cf5d59b5b864194f1d0be39f491b0fabed66318fef",
   },
 };
 

@@ -131,6 +131,42 @@ export function corpusChecks(specs: readonly string[]): void {
     );
 
     it(
+      "takes a check that found no record for no pass: no write is read back or made after it",
+      async () => {
+        const cases: string[] = [];
+        let missed = 0;
+        for (const path of specs) {
+          const agent = await agentOf(path);
+          const model = WorldModel.of(agent);
+          for (const row of await rowsOf(path)) {
+            row.messages.forEach((message, i) => {
+              if (message.role !== "tool" || i < startOf(row)) return;
+              const check = model.tools.get(message.name ?? "");
+              if (!check || check.verifies.length === 0) return;
+              if (!/"error":\s*"not_found"/.test(message.content)) return;
+              missed++;
+              const next = row.messages[i + 1];
+              if (next?.role !== "assistant" || slipCovers(row, i + 1)) return;
+              const where = `${path} ${row.task_id} message ${i + 1}`;
+              if (awaitsGoAhead(next.content ?? ""))
+                cases.push(`${where}: read back a write after ${check.tool.name} found no record`);
+              for (const c of next.tool_calls ?? []) {
+                const tool = model.tools.get(c.function.name);
+                if (tool && needsConfirmation(agent, tool))
+                  cases.push(
+                    `${where}: called ${c.function.name} after ${check.tool.name} found no record`,
+                  );
+              }
+            });
+          }
+        }
+        expect(missed).toBeGreaterThan(0);
+        expect(summary(cases)).toEqual(none);
+      },
+      HEAVY,
+    );
+
+    it(
       "records every slip it makes, where a check finds it",
       async () => {
         const FINDING = {

@@ -68,6 +68,23 @@ describe("the offline agent's rules", () => {
   }
 });
 
+describe("the offline agent's reports", () => {
+  it("say what a read read, in its tool's words", async () => {
+    let reports = 0;
+    for (const row of await rowsOf(specs.retail, 0)) {
+      row.messages.forEach((message, i) => {
+        const answer = row.messages[i - 1];
+        if (message.role !== "assistant" || answer?.role !== "tool") return;
+        if (!/^Here's what I found\b/.test(message.content ?? "")) return;
+        reports++;
+        const read = answer.name?.replace(/^(get|track|list)_/, "").replace(/_/g, " ");
+        expect(message.content, row.task_id).toContain(`Here's what I found on the ${read}:`);
+      });
+    }
+    expect(reports).toBeGreaterThan(0);
+  });
+});
+
 describe("the offline agent's slips", () => {
   const all = Promise.all(Object.values(specs).map((agent) => rowsOf(agent, 1, 96, 3))).then(
     (lists) => lists.flat(),

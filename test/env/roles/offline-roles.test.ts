@@ -10,6 +10,7 @@ import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
 import type { SituationWriter, UserSimulator } from "../../../env/roles/types.ts";
 import { playEpisode } from "../../../env/rollout.ts";
 import { simulate } from "../../../env/simulate.ts";
+import { IdentifierReader } from "../../../env/text/identifiers.ts";
 import { awaitsGoAhead } from "../../../env/text/phrases.ts";
 import { intentOf, needsConfirmation } from "../../../env/text/reading.ts";
 import { spokenName } from "../../../env/text/slots.ts";
@@ -370,6 +371,57 @@ describe("the offline person", () => {
       expect(answered.content.toLowerCase()).not.toContain(goal.toLowerCase());
     }
     expect(disputes).toBeGreaterThan(0);
+  });
+
+  it("takes the agent's last word on a request, and asks once for someone else when they press", async () => {
+    const retail = await agentOf(RETAIL);
+    const lastWord = say(
+      "I understand this matters to you. As I said, I've done what I can with this request. I'm not able to do more on it from here.",
+    );
+    const cooperative = personOf(retail, { tool: "cancel_order", stance: "cooperative" });
+    const accepted = new OfflineUser(cooperative.persona, 1).reply([...conversation(), lastWord]);
+    expect(accepted.end, accepted.content).toBe("done");
+
+    const insistent = personOf(retail, { tool: "cancel_order", stance: "insistent" });
+    const user = new OfflineUser(insistent.persona, 1);
+    const pressed = user.reply([...conversation(), lastWord]);
+    expect(pressed.end, pressed.content).toBeUndefined();
+    expect(pressed.content).toMatch(/speak to someone|put me through/i);
+    const again = say("I'm sorry, I don't have anything more I can do on this here.");
+    const after = user.reply([
+      ...conversation(),
+      lastWord,
+      { role: "user", content: pressed.content },
+      again,
+    ]);
+    expect(after.end, after.content).toBe("done");
+  });
+
+  it("turns down an id of the kind the agent named, never answering with an id of another kind", async () => {
+    const retail = await agentOf(RETAIL);
+    const { persona } = personOf(retail, { tool: "cancel_order", stance: "cooperative" });
+    const orderId = persona.details.ids.order_id as string;
+    const withUser = {
+      ...persona,
+      details: { ...persona.details, ids: { user_id: "usr_55HZX2K9", ...persona.details.ids } },
+    };
+    const stranger = `W${String((Number(orderId.slice(1)) + 1) % 10_000_000).padStart(7, "0")}`;
+    const confirm = say(
+      `To confirm, I'll cancel the order with order ID ${stranger}. Shall I go ahead?`,
+    );
+    const reader = IdentifierReader.of(retail);
+    const knows = { ids: (text: string) => reader.read(text) };
+    const own = new OfflineUser(withUser, 1, knows).reply([...conversation(), confirm]).content;
+    expect(own).toMatch(new RegExp(`isn't mine\\W+it's ${orderId}`, "i"));
+    const otherIds: Record<string, string> = { ...withUser.details.ids };
+    delete otherIds.order_id;
+    const none = new OfflineUser(
+      { ...withUser, details: { ...withUser.details, ids: otherIds } },
+      1,
+      knows,
+    ).reply([...conversation(), confirm]).content;
+    expect(none).toMatch(new RegExp(`${stranger} isn't right`, "i"));
+    expect(none).not.toContain("usr_55HZX2K9");
   });
 
   it("plays a custom stance from its name or description", async () => {

@@ -98,4 +98,65 @@ describe("what a tool does, read from its name and its arguments", () => {
       expect(list(middle)).toEqual(all.filter((i) => i.date >= middle));
     }
   });
+
+  it("a description's creation date is the day the record was made, not a second date", () => {
+    const dated = Agent.from({
+      ...SPEC,
+      tools: [
+        mcpTool(
+          "get_workspace",
+          "Get workspace details: name, creation date, plan and renewal date.",
+          {
+            workspace_id: { type: "string" },
+          },
+        ),
+      ],
+    });
+    for (let seed = 0; seed < 5; seed++) {
+      const world = createWorld({
+        spec: dated,
+        situation: situationOf(dated, { tool: "get_workspace" }),
+        seed,
+      });
+      const workspace = world.person.ids.workspace_id as string;
+      const shown = JSON.parse(world.call("get_workspace", { workspace_id: workspace }).content);
+      expect(shown.creation_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      const stored = world
+        .snapshot()
+        .collections.workspaces?.find((w: Record<string, unknown>) => w.workspace_id === workspace);
+      expect(String(stored?.created_at).slice(0, 10)).toBe(shown.creation_date);
+    }
+  });
+
+  it("a read named for one thing a record holds answers that thing, not the whole record", () => {
+    const named = Agent.from({
+      ...SPEC,
+      tools: [
+        mcpTool("get_patient_profile", "Get a patient's profile.", {
+          patient_id: { type: "string" },
+        }),
+        mcpTool("estimate_copay", "Estimate the out-of-pocket cost of the next fill.", {
+          patient_id: { type: "string" },
+        }),
+        mcpTool("get_store_hours", "Opening hours of a store.", { store_id: { type: "string" } }),
+        mcpTool("get_order_status", "Where an order is.", { order_id: { type: "string" } }),
+      ],
+    });
+    const world = createWorld({
+      spec: named,
+      situation: situationOf(named, { tool: "estimate_copay" }),
+    });
+    const patient = world.person.ids.patient_id as string;
+    const estimate = JSON.parse(world.call("estimate_copay", { patient_id: patient }).content);
+    expect(Object.keys(estimate).sort()).toEqual(["estimated_copay", "patient_id"]);
+    expect(estimate.estimated_copay).toEqual(expect.any(Number));
+    const store = world.snapshot().collections.stores?.[0]?.store_id as string;
+    const hours = JSON.parse(world.call("get_store_hours", { store_id: store }).content);
+    expect(hours.hours).toMatch(/^Mon–Fri \d{2}:\d{2}–\d{2}:\d{2}/);
+    // A status read is of the record itself: it shows what the record holds, its status among it.
+    const order = world.snapshot().collections.orders?.[0]?.order_id as string;
+    const status = JSON.parse(world.call("get_order_status", { order_id: order }).content);
+    expect(status.status).toEqual(expect.any(String));
+    expect(Object.keys(status).length).toBeGreaterThan(2);
+  });
 });
