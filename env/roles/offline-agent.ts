@@ -175,8 +175,9 @@ class ScriptedSession implements AgentSession {
     }
     if (pending?.kind === "reported") {
       // Asking for something else after a report is a new request; a new detail (the right id
-      // after a wrong one) reopens this one.
-      const other = this.#otherIntent(text);
+      // after a wrong one) reopens this one. A doubt ("can you double-check what the system
+      // shows?") is about this request, whatever tool its words sound like.
+      const other = DOUBT.test(text) ? null : this.#otherIntent(text);
       // "Thanks, but I still need…" is a request; "No, thanks" is a goodbye.
       if (other && !/^\W*(no|nope|that'?s (all|everything)|thanks)\b(?!,?\s*but\b)/i.test(text)) {
         this.#intent = other;

@@ -13,16 +13,16 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "fcba495d383701fd2c0811428b713b1f5172bbe6b539e2b50697795bc9378fbd",
-    meta: "4435095c11602a2c13bdef755967d68833645286d992a32912de8c76ca98b4ad",
+    rows: "ffeb0c6dc85b2e81384326c02a5a99752ed927f2d700ffddf4954a717f67d2e3",
+    meta: "58f138317d30c91478b0fc2f9144a22935e617f840e4b920511022cb1e9da1b7",
   },
   "personal-finance": {
-    rows: "040f20d493b182f967572d5ea7b51901c32ed67457de5b063818c1ef61cb9dbe",
-    meta: "b72ba272e421f06bea83f3043363c6ec2eff72c9d626698b2715f0820526b39b",
+    rows: "2098727c1fe1b4bf69030c3de60af97ae4dc4261723166ff382da7f768614857",
+    meta: "c4ab4bf318afd0ac652f7800f833d81ab01998fca8f2d0622385288cb0a7ccf0",
   },
   "retail-orders": {
-    rows: "97b91e85ba7dec5f77ae2ffefc5542db52031f4599644596771115767880b2d6",
-    meta: "9eabd265629ff888582572cf5d59b5b864194f1d0be39f491b0fabed66318fef",
+    rows: "f8bd1fbbb2af0224ee0d6e3219f78d28325dbda258271c477c6d836700a5c1a0",
+    meta: "51b18d559d7fa3468e5ed5a8c5d6e116c0ae489b5bfed038ec23930492d9d5f3",
   },
 };
 

@@ -211,6 +211,37 @@ describe("the offline agent", () => {
     expect(await firstCall(pharmacy, "get_prescription", "I want a human")).toBe(
       "transfer_to_human_agents",
     );
+    expect(
+      await firstCall(pharmacy, "get_prescription", "Can you put me through to someone who can?"),
+    ).toBe("transfer_to_human_agents");
+  });
+
+  it("answers a doubt of a write it made by reading the record again, not as a new request", async () => {
+    const telecom = await agentOf("test/fixtures/specs/telecom.json");
+    let doubts = 0;
+    for (let seed = 0; seed < 12; seed++) {
+      const situation = situationOf(
+        telecom,
+        { tool: "suspend_line", stance: "skeptical", world: "normal", condition: "ok" },
+        seed,
+      );
+      const episode = new Episode({ spec: telecom, situation, maxTurns: 20 });
+      await episode.reset();
+      const session = new OfflineAgent({ slipRate: 0 }).start(telecom, situation.seed);
+      let wrote = false;
+      while (!episode.done) {
+        const turn = await session.respond(episode.messages);
+        const last = episode.messages.at(-1);
+        if (wrote && last?.role === "user" && /double-check/i.test(last.content)) {
+          doubts++;
+          const call = turn.message.tool_calls?.[0]?.function.name;
+          expect(call, `seed ${seed}: ${JSON.stringify(turn.message)}`).toBe("get_line_usage");
+        }
+        if (turn.message.tool_calls?.some((c) => c.function.name === "suspend_line")) wrote = true;
+        await episode.step(turn.message);
+      }
+    }
+    expect(doubts).toBeGreaterThan(0);
   });
 
   it(
