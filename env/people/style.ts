@@ -79,14 +79,39 @@ export function keep(value: string): string {
 
 const PROTECTED = /\uE000[^\uE001]*\uE001/g;
 
+/** Thanks said as a phrase ("thanks for checking", "thanks anyway"), "please", and a greeting that opens the message. */
+const COURTESY =
+  /(,\s*)?\b(?:thanks|thank you)(?: (?:so much|a lot|anyway|again|for (?:the rest|checking|your help|that|looking)))?\b|\bplease\b,?\s*|^\s*(?:hi|hello|hey)(?: there)?\b[,!.]?\s*/gi;
+
+/**
+ * A message without its courtesies, whole phrases at a time so that nothing is left dangling
+ * ("Alright, thanks for checking." → "Alright."); kept values are never touched, and a message of
+ * nothing else is "Ok."
+ */
+function curt(text: string): string {
+  const kept: string[] = [];
+  const masked = text.replace(PROTECTED, (value) => `\uE002${kept.push(value) - 1}\uE003`);
+  let bare = masked
+    .replace(COURTESY, "")
+    .replace(/\s+([,.!?])/g, "$1")
+    .replace(/,([.!?])/g, "$1")
+    .replace(/([.!?])[,.]+/g, "$1")
+    .replace(/^[\s,.!?]+/, "")
+    .replace(/\s{2,}/g, " ")
+    .trim();
+  if (!/[A-Za-z0-9\uE002]/.test(bare)) return "Ok.";
+  if (/^[a-z]/.test(bare) && /^\s*[A-Z]/.test(text))
+    bare = `${bare[0]?.toUpperCase()}${bare.slice(1)}`;
+  return bare.replace(/\uE002(\d+)\uE003/g, (_, at: string) => kept[Number(at)] as string);
+}
+
 /**
  * Renders a message in the person's style: deterministic transforms of case, length, punctuation,
  * typos and politeness, applied only outside {@link keep} marks, which are then removed.
  */
 export function renderStyled(text: string, style: Style, rng: Rng, opening = false): string {
   let out = text;
-  if (style.politeness === "curt")
-    out = out.replace(/\b(please|thanks|thank you|hi|hello)\b[,!.]?\s*/gi, "").trim();
+  if (style.politeness === "curt") out = curt(out);
   if (style.politeness === "polite" && opening)
     out = `${/^\s*(hi|hello|hey)\b/i.test(out) ? "" : "Hello! "}${out} Thank you.`;
   if (style.length === "clipped") out = clip(out);

@@ -163,6 +163,11 @@ class ScriptedSession implements AgentSession {
       this.#pending = null;
       return null;
     }
+    // Asked for someone else once the request is answered, with nobody to pass them to: say so.
+    if (wantsHuman(text) && !this.#handoffTool(text) && pending?.kind === "reported")
+      return this.#say(
+        "I'm sorry, there's no one I can pass you to from here, and I've done all I can on this. Is there anything else I can help you with?",
+      );
     if (!this.#intent) {
       // One message per line: a labelled value ends with its message.
       const said = conversation
@@ -646,32 +651,8 @@ class ScriptedSession implements AgentSession {
         },
       };
     }
-    if (error) this.#lastError = error;
-    if (error === "not_found") {
-      const looked = Object.keys((body?.looked_up as Record<string, unknown>) ?? {})[0];
-      if (looked && this.#args.has(looked) && (this.#asked.get(looked) ?? 0) < MAX_ASKS) {
-        const value = this.#args.get(looked);
-        this.#args.delete(looked);
-        this.#notFound.set(looked, (this.#notFound.get(looked) ?? new Set()).add(String(value)));
-        this.#asked.set(looked, (this.#asked.get(looked) ?? 0) + 1);
-        this.#pending = { kind: "ask", tool, params: [looked] };
-        return this.#say(
-          `I couldn't find anything with ${spokenName(looked)} ${String(value)}. Could you double-check the ${spokenName(looked)}?`,
-        );
-      }
-    }
+    if (error) return this.#notFoundAsk(tool, body, error) ?? this.#refused(body, error);
     this.#pending = { kind: "reported" };
-    if (error === "permission_denied")
-      return this.#say(
-        "I'm sorry, I don't have permission to do that from here. Is there anything else I can help you with?",
-      );
-    if (error) {
-      this.#lastError = error;
-      this.#lastReport = `the system answered: ${String(body?.message ?? error)}`;
-      return this.#say(
-        `I'm sorry, I couldn't do that: ${String(body?.message ?? error)}. Is there anything else I can help you with?`,
-      );
-    }
     if (body === null)
       return this.#say(
         `I'm sorry, the system sent back an answer I can't read, so I can't tell you yet whether that ${reads ? "lookup" : "request"} worked. Please check again shortly. Is there anything else I can help you with?`,
@@ -698,6 +679,41 @@ class ScriptedSession implements AgentSession {
     return this.#say(
       `${intro}: ${summary(body, collection)}. Is there anything else I can help you with?`,
       `${intro}: ${summary(body, collection)}. Can I help with anything else?`,
+    );
+  }
+
+  /** A record not found by an id the person gave: the id is asked about again, while asks remain. */
+  #notFoundAsk(
+    tool: ToolModel,
+    body: Record<string, unknown> | null,
+    error: string,
+  ): AgentTurn | null {
+    if (error !== "not_found") return null;
+    const looked = Object.keys((body?.looked_up as Record<string, unknown>) ?? {})[0];
+    if (!looked || !this.#args.has(looked) || (this.#asked.get(looked) ?? 0) >= MAX_ASKS)
+      return null;
+    this.#lastError = error;
+    const value = this.#args.get(looked);
+    this.#args.delete(looked);
+    this.#notFound.set(looked, (this.#notFound.get(looked) ?? new Set()).add(String(value)));
+    this.#asked.set(looked, (this.#asked.get(looked) ?? 0) + 1);
+    this.#pending = { kind: "ask", tool, params: [looked] };
+    return this.#say(
+      `I couldn't find anything with ${spokenName(looked)} ${String(value)}. Could you double-check the ${spokenName(looked)}?`,
+    );
+  }
+
+  /** The world said no: say so as it said it, and that nothing was done. */
+  #refused(body: Record<string, unknown> | null, error: string): AgentTurn {
+    this.#lastError = error;
+    this.#pending = { kind: "reported" };
+    if (error === "permission_denied")
+      return this.#say(
+        "I'm sorry, I don't have permission to do that from here. Is there anything else I can help you with?",
+      );
+    this.#lastReport = `the system answered: ${String(body?.message ?? error)}`;
+    return this.#say(
+      `I'm sorry, I couldn't do that: ${String(body?.message ?? error)}. Is there anything else I can help you with?`,
     );
   }
 
@@ -746,10 +762,8 @@ class ScriptedSession implements AgentSession {
     // about the person, and the request goes on.
     const refused = error === "invalid_arguments" || error === "placeholder_argument";
     // No record with that id: nothing was checked, and the id is asked about as any lookup's would be.
-    if (error === "not_found" && this.#intent) {
-      this.#pending = { kind: "call", tool: this.#intent, purpose: "goal" };
-      return this.#afterTool(JSON.stringify(body), conversation);
-    }
+    if (error === "not_found")
+      return this.#notFoundAsk(this.#intent ?? tool, body, error) ?? this.#refused(body, error);
     if (!refused && (body?.verified === true || error !== null || body === null)) {
       this.#verified = true;
       return this.#next(conversation);
@@ -806,7 +820,7 @@ class ScriptedSession implements AgentSession {
         this.#pending = { kind: "reported" };
         const wanted = tool.requires?.statuses ?? [];
         return this.#say(
-          `I've checked your ${entity.name.replace(/_/g, " ")} ${String(target)}: it is ${status.replace(/_/g, " ")}, so I can't ${verbPhrase(tool)} it${wanted.length > 0 ? ` (that's only possible while it is ${wanted.map((w) => w.replace(/_/g, " ")).join(" or ")})` : ""}. Is there anything else I can help you with?`,
+          `I've checked your ${entity.name.replace(/_/g, " ")} ${String(target)}: it is ${status.replace(/_/g, " ")}, so I can't ${verbPhrase(tool)}${wanted.length > 0 ? ` (that's only possible while it is ${wanted.map((w) => w.replace(/_/g, " ")).join(" or ")})` : ""}. Is there anything else I can help you with?`,
         );
       }
     }
@@ -1406,7 +1420,9 @@ const READ_BY = new Set(["by", "with", "from", "using", "via"]);
 function readSubject(tool: ToolModel): string | null {
   const words = nameWords(tool.tool.name);
   const verb = verbOf(tool.tool.name);
-  const rest = words.filter((w, at) => !(w === verb && (at === 0 || at === words.length - 1)));
+  const rest = words.filter(
+    (w, at) => !(w === verb && (at === 0 || at === words.length - 1)) && w !== "id" && w !== "ids",
+  );
   const cut = rest.findIndex((w) => READ_BY.has(w));
   const subject = (cut < 0 ? rest : rest.slice(0, cut)).join(" ");
   return subject === "" ? null : subject;

@@ -47,9 +47,20 @@ const WHAT_NOW =
 /** The agent saying something failed, could not be done, or was not found. */
 const FAILED =
   /\b(sorry|couldn'?t|could not|can'?t|cannot|unable|failed|error|not (able|found|possible)|isn'?t possible|no \w+ (was )?found|don'?t have permission|not allowed|only possible)\b/i;
-/** The agent saying it has done all it can on the request: the last word on it, wherever it is said. */
+/**
+ * The agent saying it has done all it can on the request, in a sentence that is no question ("Is
+ * there anything else I can do for you?" offers more): the last word on it, wherever it is said.
+ */
 const FINAL =
-  /\b((nothing|anything) (more|else) (that )?i can do|not able to do (any ?)?more|(done|tried) (all|what|everything) i can|as far as i can take it|can'?t do (any ?)?more)\b/i;
+  /\b(nothing (more|else|further) (that )?i can do|(don'?t|do not) have anything (more|else) (that )?i can do|i'?m not able to do (any ?)?more|i'?ve (done|tried) (all|what|everything) i can|as far as i can take it|i can'?t do (any ?)?more (on|for|with|here|from))\b/i;
+
+/** Whether the agent gave its last word on the request ({@link FINAL}) outside its questions. */
+function saysLastWord(text: string): boolean {
+  return text
+    .split(/(?<=[.!?])\s+/)
+    .some((sentence) => !sentence.trim().endsWith("?") && FINAL.test(sentence));
+}
+
 /** Stances that press when told no rather than let it go. */
 const PRESSING = new Set(["insistent", "pressuring"]);
 /** The agent reporting what it found or did. */
@@ -158,7 +169,7 @@ export class OfflineUser {
     // The agent's framing is its first sentence; what follows may quote the records ("Cannot access shared drive").
     const framing = text.split(/[:.!?](\s|$)/)[0] ?? text;
     if (WHAT_NOW.test(text)) return this.#restate();
-    if (FAILED.test(framing) || FINAL.test(text)) return this.#failure(text);
+    if (FAILED.test(framing) || saysLastWord(text)) return this.#failure(text);
     if (REPORTED.test(framing)) return this.#reported(text);
     if (OFFER_OF_MORE.test(text)) return this.#restate();
     return this.#impatient([
@@ -368,8 +379,7 @@ export class OfflineUser {
       (id) => !lowered.some((h) => h.includes(id.toLowerCase())),
     );
     if (stranger) {
-      // The one that is theirs is of the same kind: a workspace id answers for a workspace id, never a user id.
-      const right = Object.values(p.details.ids).find((id) => sameKind(id, stranger));
+      const right = this.#ownFor(text, stranger);
       return {
         content: right
           ? `No, ${keep(stranger)} isn't mine. It's ${keep(right)}.`
@@ -389,6 +399,26 @@ export class OfflineUser {
     ]);
   }
 
+  /**
+   * The person's own id for the one the agent named wrongly: the id of the detail named just before
+   * it ("reservation ID S4VB41"), else one of the same kind; a workspace id answers for a workspace
+   * id, never a user id.
+   */
+  #ownFor(text: string, stranger: string): string | undefined {
+    const ids = Object.entries(this.#persona.details.ids);
+    const at = text.indexOf(stranger);
+    const before = text.slice(Math.max(0, at - 40), at).toLowerCase();
+    const named = ids.filter(([param]) => before.includes(askedWords(param).spoken.toLowerCase()));
+    // The detail named nearest the id is the one it was given for.
+    const nearest = named.sort(
+      (a, b) =>
+        before.lastIndexOf(askedWords(b[0]).spoken.toLowerCase()) -
+        before.lastIndexOf(askedWords(a[0]).spoken.toLowerCase()),
+    )[0];
+    if (nearest) return nearest[1];
+    return ids.map(([, id]) => id).find((id) => sameKind(id, stranger));
+  }
+
   /** The agent said something failed or could not be done. */
   #failure(text: string): UserTurn {
     const p = this.#persona;
@@ -399,7 +429,7 @@ export class OfflineUser {
       if (value) return { content: `Oh sorry, I mixed it up. It's ${keep(value)}.` };
     }
     // Told it is the agent's last word, a person who presses asks once for someone who can do more.
-    const final = FINAL.test(text);
+    const final = saysLastWord(text);
     if (final && !this.#askedForSomeone && PRESSING.has(this.#behaviour)) {
       this.#askedForSomeone = true;
       return this.#impatient([

@@ -23,7 +23,7 @@ const GENERIC_VERBS = new Set([
 ]);
 /** A person asking for a person. */
 const WANTS_HUMAN =
-  /\b(human|real person|someone else|a manager|supervisor|representative|an? agent|talk to (a|an|someone)|speak (to|with) (a|an|someone)|(put|pass|transfer|connect) me (on |through )?to (a|an|someone))\b/;
+  /\b(human|real person|someone else|a manager|supervisor|representative|an? agent|(talk|speak) (to|with) (a|an|so\w+)|(put|pass|transfer|connect) me (on |through )?to)\b/;
 /** The same words said against it: "don't pass me on to someone else". */
 const REFUSES_HUMAN =
   /\b(don'?t|do not|never|no need to|not)\b[^.!?]{0,40}\b(human|someone else|a manager|supervisor|representative|an? agent|pass|transfer|hand)/;

@@ -1282,6 +1282,8 @@ const WHOLE_RECORD = new Set([
   "overview",
   "data",
 ]);
+/** Verbs of a read that checks what it is given against the record. */
+const CHECKS = new Set(["verify", "validate", "authenticate", "confirm"]);
 /** Verbs of a read that works a figure out rather than look one up: the figure is what it names. */
 const ESTIMATES = new Set(["estimate", "calculate", "compute"]);
 
@@ -1301,6 +1303,9 @@ function namedView(tool: ToolDefinition, entity: string): string[] | null {
   // "quote_named_driver" quotes a price for a driver: what it names is the quote, not a driver.
   if (rest.length !== 1) return verb === "quote" ? ["quote"] : null;
   const [thing] = rest as [string];
+  // A check takes what it names (`verify_account_pin` takes `pin_last_four`): it shows no PIN.
+  const params = Object.keys(tool.parameters.properties ?? {}).map(snake);
+  if (CHECKS.has(verb) || params.some((param) => param.includes(thing))) return null;
   return [ESTIMATES.has(verb) ? `estimated_${thing}` : thing];
 }
 

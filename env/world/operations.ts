@@ -446,7 +446,7 @@ function create(ctx: CallContext): Outcome {
   copyArguments(record, entity, tool, args);
   record.status = entity.statuses.usable.at(-1) ?? "completed";
   record.created_at = TODAY_TIME;
-  creationAliases(record);
+  creationAliases(record, new Set(Object.keys(args).map(snake)));
   store.add(entity.name, record);
   return { ok: true, json: JSON.stringify(shownOf(ctx, record, true)) };
 }

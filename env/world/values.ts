@@ -259,13 +259,13 @@ function nameRule(
   if (/^(balance|current|available|current_balance|available_balance|credit_limit)$/.test(field))
     return ({ rng }) => money(rng, 150, 9000);
   if (
-    /(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid|copay|premium|deductible|out_of_pocket)|(^|_)(vat|tax|quote)$/.test(
+    /(amount|total|price|cost|fee|subtotal|refund|charge|spent|paid)|(^|_)(copay|premium|deductible|out_of_pocket|balance|arrears)(_amount)?$|(^|_)(vat|tax|taxes|quote|credits?|payments_received|instalments?|installments?)$/.test(
       field,
     )
   )
     return ({ rng }) => money(rng, 8, 450);
   // When a place is open: weekdays, Saturday and Sunday.
-  if (/(^|_)hours$/.test(field))
+  if (/^(opening_|business_|store_|office_)?hours$/.test(field))
     return ({ rng }) =>
       `Mon–Fri ${rng.pick(["08:00", "09:00"])}–${rng.pick(["18:00", "20:00", "21:00"])}, Sat ${rng.pick(["09:00", "10:00"])}–${rng.pick(["14:00", "17:00"])}, Sun ${rng.pick(["closed", "10:00–16:00"])}`;
   // What a line or plan used this cycle; anything else, a share of its allowance.
@@ -332,6 +332,8 @@ function nameRule(
         )[at],
       );
   }
+  const kinds = fieldKindRule(field, entity);
+  if (kinds) return kinds;
   // A code or number of a kind the world does not know: letters from its name, then digits.
   const kind = codedKind(field);
   if (kind !== null) {
@@ -344,6 +346,139 @@ function nameRule(
     const prefix = field.replace(/_id$/, "").slice(0, 3).toUpperCase() || "ID";
     return ({ rng }) => `${prefix}-${digits(rng, 6)}`;
   }
+  return undefined;
+}
+
+/** Company domains a workspace or an employer may hold. */
+const DOMAINS = [
+  "acme-logistics.com",
+  "northwind.io",
+  "harborworks.co",
+  "bluepeak.org",
+  "lumen-labs.com",
+  "fernhill.net",
+];
+const ALLERGIES = ["penicillin", "sulfa drugs", "aspirin", "latex", "codeine", "ibuprofen"];
+const CHANNELS = ["email", "sms", "phone", "post"];
+const CARDS = ["Visa", "Mastercard", "Amex"];
+const DOSING = [
+  "Take 1 tablet by mouth once daily",
+  "Take 1 tablet by mouth twice daily with food",
+  "Take 2 capsules by mouth at bedtime",
+  "Apply a thin layer to the affected area twice daily",
+];
+
+/** One to `most` distinct picks of `choices`, in their order. */
+function some<T>(rng: Rng, choices: readonly T[], most: number): T[] {
+  const wanted = 1 + rng.int(most);
+  const picked = choices.filter(() => rng.chance(wanted / choices.length)).slice(0, most);
+  return picked.length > 0 ? picked : [rng.pick(choices)];
+}
+
+/**
+ * Values for kinds of field many specs name without a schema that says more: a feature's on-or-off
+ * status, domains, the people a record lists, preferences, allergies, histories, saved cards, a
+ * distance, a coupon, dosing directions. A plural name is a list.
+ */
+function fieldKindRule(field: string, entity: string): NameRule | undefined {
+  const many = /s$|_list$/.test(field);
+  if (
+    /(^|_)(sso|scim|mfa|2fa|two_factor|autopay|auto_pay|auto_renew(al)?|paperless|e_?billing)(_\w+)?_status$/.test(
+      field,
+    )
+  )
+    return ({ rng }) => rng.pick(["enabled", "disabled"]);
+  if (/(^|_)domains?$/.test(field))
+    return ({ rng }) => (many ? some(rng, DOMAINS, 2) : rng.pick(DOMAINS));
+  if (
+    /^(owners?|admins?|owner_list|admin_list|authorized_\w+|caregivers?|approvers?|signatories|guardians?|spouse|next_of_kin)$/.test(
+      field,
+    )
+  )
+    return ({ rng }) => {
+      const names = Array.from(
+        { length: 1 + rng.int(2) },
+        (_, at) => personIdentity(rng, at + 1).name,
+      );
+      return many ? names : names[0];
+    };
+  if (/(^|_)(communication|contact)_preferences?$/.test(field))
+    return ({ rng }) => some(rng, CHANNELS, 2);
+  if (/(^|_)allerg(y|ies)(_flags)?$|^allergy_\w+$/.test(field))
+    return ({ rng }) => (rng.chance(0.4) ? [] : some(rng, ALLERGIES, 2));
+  if (/(^|_)payment_history$/.test(field))
+    return ({ rng }) =>
+      Array.from({ length: 1 + rng.int(3) }, () => ({
+        date: isoDate(rng, -1),
+        amount: money(rng, 8, 450),
+      }));
+  if (/(^|_)fill_history$/.test(field))
+    return ({ rng }) =>
+      Array.from({ length: 1 + rng.int(3) }, () => ({
+        date: isoDate(rng, -1),
+        days_supply: rng.pick([30, 60, 90]),
+      }));
+  if (/(^|_)(saved_)?payment_methods?$/.test(field))
+    return ({ rng }) => {
+      const cards = Array.from(
+        { length: many ? 1 + rng.int(2) : 1 },
+        () => `${rng.pick(CARDS)} ending ${String(rng.int(10_000)).padStart(4, "0")}`,
+      );
+      return many ? cards : cards[0];
+    };
+  if (/^fulfillments?$/.test(field))
+    return ({ rng }) => [
+      {
+        carrier: rng.pick(CARRIERS),
+        tracking_number: `1Z${digits(rng, 16)}`,
+        status: rng.pick(["shipped", "delivered"]),
+      },
+    ];
+  // A plan's terms: how many months it may run.
+  if (/^(shortest|longest)(_\w+)?$|_terms?$/.test(field))
+    return ({ rng }) => `${3 * (1 + rng.int(8))} months`;
+  // A place's check-in and check-out are times of day; a stay's are days.
+  if (/^check_?(in|out)(_times?)?$/.test(field)) {
+    if (/property|hotel|venue|location|store|branch/.test(entity))
+      return ({ rng }) =>
+        /in/.test(field)
+          ? rng.pick(["14:00", "15:00", "16:00"])
+          : rng.pick(["10:00", "11:00", "12:00"]);
+    return ({ rng }) => isoDate(rng, 1);
+  }
+  if (/^amenities$/.test(field))
+    return ({ rng }) =>
+      some(rng, ["free wifi", "pool", "gym", "breakfast", "spa", "restaurant"], 3);
+  if (/^(room_categories|room_types)$/.test(field))
+    return ({ rng }) => some(rng, ["standard", "deluxe", "family", "suite"], 3);
+  if (/^parking$/.test(field))
+    return ({ rng }) =>
+      rng.pick(["on-site, 25.00 a night", "street parking only", "valet, 40.00 a night"]);
+  if (/^pet_policy$/.test(field))
+    return ({ rng }) =>
+      rng.pick(["dogs up to 15 kg, 30.00 a stay", "no pets, assistance animals welcome"]);
+  if (/^cancellation_(deadline|window|policy)$/.test(field))
+    return ({ rng }) => `free until ${rng.pick([24, 48, 72])} hours before arrival`;
+  if (/^cover(age)?_level$/.test(field))
+    return ({ rng }) => rng.pick(["basic", "standard", "comprehensive"]);
+  if (/^excess(es)?$/.test(field)) return ({ rng }) => money(rng, 100, 1000);
+  if (/^named_drivers$/.test(field))
+    return ({ rng }) =>
+      Array.from({ length: 1 + rng.int(2) }, (_, at) => personIdentity(rng, at + 1).name);
+  if (/^renewal_dates$/.test(field)) return ({ rng }) => [isoDate(rng, 1)];
+  if (/^(start|end)$/.test(field)) return ({ rng }) => isoDate(rng, field === "end" ? 1 : -1);
+  if (/^distance(_\w+)?$/.test(field))
+    return ({ rng }) => `${(0.3 + rng.int(150) / 10).toFixed(1)} miles`;
+  if (/^(applied_)?(coupon|promo(tion)?)(_code)?$/.test(field))
+    return ({ rng }) =>
+      `${rng.pick(["SAVE", "WELCOME", "SPRING", "LOYAL"])}${5 * (1 + rng.int(6))}`;
+  if (
+    /^(directions|dosage|sig|dosing_instructions)$/.test(field) &&
+    /prescri|medic|rx|drug/.test(entity)
+  )
+    return ({ rng }) => rng.pick(DOSING);
+  if (/^options$/.test(field) && /product|item|variant/.test(entity))
+    return ({ rng }) => some(rng, VARIANTS, 2);
   return undefined;
 }
 
@@ -391,14 +526,28 @@ const CREATION =
 
 /**
  * Fields that name a record's creation in other words hold its `created_at`, as a day where the
- * field is a date: a description's "creation date" is the day the record was made, not a second one.
+ * field is a date: a description's "creation date" is the day the record was made, not a second
+ * one. What came after it (`updated_on` after `created_on`) still does; fields in `given` (a
+ * write's own arguments) keep what was given.
  */
-export function creationAliases(record: Record<string, unknown>): void {
+export function creationAliases(
+  record: Record<string, unknown>,
+  given: ReadonlySet<string> = new Set(),
+): void {
   const created = record.created_at;
   if (typeof created !== "string") return;
-  for (const field of Object.keys(record))
-    if (CREATION.test(field))
-      record[field] = /date|_on$/.test(field) ? created.slice(0, 10) : created;
+  for (const field of Object.keys(record)) {
+    if (!CREATION.test(field) || given.has(field)) continue;
+    const day = /date|_on$/.test(field) ? created.slice(0, 10) : created;
+    record[field] = day;
+    const after = field.replace(/creation|created/, (w) =>
+      w === "creation" ? "update" : "updated",
+    );
+    const later = record[after];
+    if (typeof later === "string" && /^\d{4}-\d{2}-\d{2}/.test(later) && later < day)
+      record[after] =
+        later.length <= day.length ? day.slice(0, later.length) : `${day}${later.slice(day.length)}`;
+  }
 }
 
 const pairsByFields = new Map<string, [string, string][]>();
@@ -533,7 +682,7 @@ function coerce(
   ctx: ValueContext,
 ): unknown {
   if (type === undefined) return value;
-  if (type === "string") return typeof value === "string" ? value : String(value);
+  if (type === "string") return typeof value === "string" ? value : spokenList(value);
   if (type === "integer")
     return typeof value === "number"
       ? multiple(withinBounds(Math.round(value), s, 1), s)
@@ -544,6 +693,14 @@ function coerce(
       : byType(type, s, ctx);
   if (type === "boolean") return typeof value === "boolean" ? value : ctx.rng.chance(0.5);
   return value;
+}
+
+/** A value a field's name suggested, said as one string: a list's items joined, an object's values. */
+function spokenList(value: unknown): string {
+  if (Array.isArray(value)) return value.map(spokenList).join(", ");
+  if (value !== null && typeof value === "object")
+    return Object.values(value).map(spokenList).join(" ");
+  return String(value);
 }
 
 /**

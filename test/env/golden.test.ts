@@ -13,16 +13,16 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "ffeb0c6dc85b2e81384326c02a5a99752ed927f2d700ffddf4954a717f67d2e3",
-    meta: "58f138317d30c91478b0fc2f9144a22935e617f840e4b920511022cb1e9da1b7",
+    rows: "3596bc4b5645d5343e9de1fdbf8c10f698bdd555b1d4665877d588ca43e0a849",
+    meta: "132f3c10213aeb6817d34a9b3d93b070ee03e3849667f96984b1b7f57581dcb5",
   },
   "personal-finance": {
-    rows: "2098727c1fe1b4bf69030c3de60af97ae4dc4261723166ff382da7f768614857",
-    meta: "c4ab4bf318afd0ac652f7800f833d81ab01998fca8f2d0622385288cb0a7ccf0",
+    rows: "115ca853052fd79cfbc97928dffbdb06a259c1d4ac7619b9da31b0dcccf72fd5",
+    meta: "e58f7ba72c663b1e8ee2468d88cfceeac2266805aa68a627643e82723d8ed5ef",
   },
   "retail-orders": {
-    rows: "f8bd1fbbb2af0224ee0d6e3219f78d28325dbda258271c477c6d836700a5c1a0",
-    meta: "51b18d559d7fa3468e5ed5a8c5d6e116c0ae489b5bfed038ec23930492d9d5f3",
+    rows: "18baf6cd460d5c778c1e5f7f4b01e617f6c4abaeedc9ac54d24d3732cafd5c46",
+    meta: "2d38e46808e793c24e117aecca0cde91c0388f7c51b666cf03fd211e86396fe8",
   },
 };
 

@@ -107,6 +107,15 @@ describe("style", () => {
       /W1234567 for Amara.Ito@proton.me, and it arrived damaged, and please help\./,
     );
     expect(renderStyled(text, { ...base, politeness: "curt" }, rng())).not.toMatch(/please/i);
+    // Courtesies go as whole phrases: nothing is left dangling, and kept values stay as they are.
+    const curt = (said: string) => renderStyled(said, { ...base, politeness: "curt" }, rng());
+    expect(curt("Alright, thanks for checking.")).toBe("Alright.");
+    expect(curt("Okay, I understand. Thanks anyway.")).toBe("Okay, I understand.");
+    expect(curt("Thanks, that's all I needed.")).toBe("That's all I needed.");
+    expect(curt(`Can you just cancel my order ${keep("W1234567")}, please?`)).toBe(
+      "Can you just cancel my order W1234567?",
+    );
+    expect(curt("Thank you.")).toBe("Ok.");
     expect(renderStyled(text, { ...base, politeness: "polite" }, rng(), true)).toMatch(
       /^Hello! .* Thank you\.$/,
     );

@@ -426,6 +426,34 @@ describe("the offline person", () => {
       again,
     ]);
     expect(after.end, after.content).toBe("done");
+    // An offer of more is no last word: a report that ends "anything else I can do?" is thanked.
+    const orderId = cooperative.persona.details.ids.order_id as string;
+    const thanked = new OfflineUser(cooperative.persona, 1).reply([
+      ...conversation(),
+      say(
+        `Done, I've cancelled the order: order id ${orderId}, status cancelled. Is there anything else I can do for you today?`,
+      ),
+    ]);
+    expect(thanked.end, thanked.content).toBe("done");
+    expect(thanked.content).not.toMatch(/shame|understand|someone/i);
+  });
+
+  it("tells a person who asks for someone else that there is nobody to pass them to, where no tool hands off", async () => {
+    const helpdesk = await agentOf(HELPDESK);
+    let asked = 0;
+    for (const row of await rowsOf(HELPDESK, 0, 300)) {
+      row.messages.forEach((message, i) => {
+        if (message.role !== "user" || !/speak to someone|put me through/i.test(message.content))
+          return;
+        asked++;
+        const next = row.messages[i + 1];
+        expect(next?.role === "assistant" ? next.content : "", row.task_id).toMatch(
+          /no one I can pass you to/,
+        );
+      });
+    }
+    expect(helpdesk.tools.some((t) => /human|transfer|escalat/.test(t.name))).toBe(false);
+    expect(asked).toBeGreaterThan(0);
   });
 
   it("turns down an id of the kind the agent named, never answering with an id of another kind", async () => {

@@ -159,4 +159,69 @@ describe("fields read from a tool's description", () => {
     );
     expect(fees.every((fee) => typeof fee === "number" && fee > 500)).toBe(true);
   });
+
+  it("get values of the kind their name says, never a filler code, and a list said as one string where the schema takes a string", () => {
+    const FILLER = /^[A-Z][a-z]+-\d{3}$/;
+    const ctx = (entity: string) => ({
+      rng: new Rng(3, "kinds", entity),
+      entity,
+      isPerson: false,
+      currency: "USD",
+    });
+    const expected: [string, string, (value: unknown) => boolean][] = [
+      ["sso_scim_status", "workspace", (v) => v === "enabled" || v === "disabled"],
+      ["autopay_status", "account", (v) => v === "enabled" || v === "disabled"],
+      [
+        "verified_domains",
+        "workspace",
+        (v) => Array.isArray(v) && v.every((d) => /^[a-z-]+\.[a-z]+$/.test(d)),
+      ],
+      [
+        "owner_list",
+        "workspace",
+        (v) => Array.isArray(v) && v.every((n) => /^[A-Z][a-z]+ [A-Z]/.test(n)),
+      ],
+      ["authorized_caregivers", "patient", (v) => Array.isArray(v) && v.length > 0],
+      ["allergy_flags", "patient", (v) => Array.isArray(v)],
+      [
+        "payment_history",
+        "order",
+        (v) => Array.isArray(v) && v.every((p) => typeof p.amount === "number"),
+      ],
+      [
+        "fill_history",
+        "prescription",
+        (v) => Array.isArray(v) && v.every((f) => [30, 60, 90].includes(f.days_supply)),
+      ],
+      [
+        "payment_methods",
+        "account",
+        (v) => Array.isArray(v) && v.every((c) => / ending \d{4}$/.test(c)),
+      ],
+      ["directions", "prescription", (v) => typeof v === "string" && /^(Take|Apply) /.test(v)],
+      ["closing_balance", "bill", (v) => typeof v === "number"],
+      ["seat_usage", "workspace", (v) => typeof v === "string" && /^\d+ of \d+ used$/.test(v)],
+      ["usage", "line", (v) => typeof v === "string" && /GB of data/.test(v)],
+      ["hours", "store", (v) => typeof v === "string" && /^Mon–Fri /.test(v)],
+      ["check_in", "property", (v) => typeof v === "string" && /^\d{2}:00$/.test(v)],
+      ["check_in", "reservation", (v) => typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v)],
+      [
+        "cover_level",
+        "policy",
+        (v) => ["basic", "standard", "comprehensive"].includes(v as string),
+      ],
+    ];
+    for (const [field, entity, fits] of expected) {
+      const value = valueFor(field, undefined, ctx(entity));
+      expect(fits(value), `${field} on ${entity}: ${JSON.stringify(value)}`).toBe(true);
+      expect(FILLER.test(String(value)), `${field}: ${String(value)}`).toBe(false);
+    }
+    // Names that only contain those words are not those kinds.
+    expect(typeof valueFor("premium_support", undefined, ctx("plan"))).not.toBe("number");
+    expect(String(valueFor("billable_hours", { type: "string" }, ctx("ticket")))).not.toMatch(
+      /Mon–Fri/,
+    );
+    const said = valueFor("verified_domains", { type: "string" }, ctx("workspace"));
+    expect(said).toMatch(/^[a-z-]+\.[a-z]+(, [a-z-]+\.[a-z]+)*$/);
+  });
 });

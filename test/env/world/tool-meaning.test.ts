@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { createWorld } from "../../../env/world/index.ts";
+import { WorldModel } from "../../../env/world/model.ts";
 import { situationOf } from "../../fixtures/situations.ts";
 import { mcpTool } from "../../support/specs.ts";
 
@@ -158,5 +159,58 @@ describe("what a tool does, read from its name and its arguments", () => {
     const status = JSON.parse(world.call("get_order_status", { order_id: order }).content);
     expect(status.status).toEqual(expect.any(String));
     expect(Object.keys(status).length).toBeGreaterThan(2);
+  });
+
+  it("a check of a detail shows no such detail, and a write's own creation date stands", () => {
+    const checked = Agent.from({
+      ...SPEC,
+      tools: [
+        mcpTool("get_account", "Get an account.", { account_id: { type: "string" } }),
+        mcpTool("verify_account_pin", "Check the last four digits of the account PIN.", {
+          account_id: { type: "string" },
+          pin_last_four: { type: "string" },
+        }),
+        mcpTool(
+          "create_project",
+          "Create a project: name, creation date and last update date.",
+          {
+            account_id: { type: "string" },
+            name: { type: "string" },
+            creation_date: { type: "string", format: "date" },
+          },
+          ["account_id", "name"],
+        ),
+        mcpTool("get_project", "Get a project: name, created on and updated on.", {
+          project_id: { type: "string" },
+        }),
+      ],
+    });
+    const model = WorldModel.of(checked);
+    expect(model.tools.get("verify_account_pin")?.view).toBeNull();
+    const world = createWorld({
+      spec: checked,
+      situation: situationOf(checked, { tool: "create_project" }),
+    });
+    const account = world.person.ids.account_id as string;
+    const made = JSON.parse(
+      world.call("create_project", {
+        account_id: account,
+        name: "Atlas",
+        creation_date: "2025-01-15",
+      }).content,
+    );
+    expect(made.creation_date).toBe("2025-01-15");
+    for (let seed = 0; seed < 20; seed++) {
+      const seeded = createWorld({
+        spec: checked,
+        situation: situationOf(checked, { tool: "get_project" }),
+        seed,
+      });
+      for (const project of seeded.snapshot().collections.projects ?? []) {
+        expect(String(project.created_on)).toBe(String(project.created_at).slice(0, 10));
+        if (typeof project.updated_on === "string")
+          expect(project.updated_on >= (project.created_on as string)).toBe(true);
+      }
+    }
   });
 });
