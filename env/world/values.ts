@@ -546,7 +546,9 @@ export function creationAliases(
     const later = record[after];
     if (typeof later === "string" && /^\d{4}-\d{2}-\d{2}/.test(later) && later < day)
       record[after] =
-        later.length <= day.length ? day.slice(0, later.length) : `${day}${later.slice(day.length)}`;
+        later.length <= day.length
+          ? day.slice(0, later.length)
+          : `${day}${later.slice(day.length)}`;
   }
 }
 
