@@ -49,6 +49,10 @@ const ADDRESS_PARTS = new Set(["street", "address", "city", "zip", "state", "cou
  * styling). Every value comes from the world the person lives in: their own details, the records
  * they hold, and the catalog they choose from; so in a `normal` world the call finds what it asks for.
  */
+/** A yes-or-no argument that records the person's consent: accepted, agreed, confirmed, acknowledged. */
+const CONSENT =
+  /(^|_)(accept(ed|s)?|agree(d|s)?|consent(ed|s)?|confirm(ed|s)?|acknowledg(ed|es|ment)|declaration|terms|authori[sz](ed|ation))(_|$)/;
+
 export function goalOf(world: World, rng: Rng): Goal {
   const tool = world.model.tools.get(world.situation.axes.tool) as ToolModel;
   const entity = world.model.entities.get(tool.entity) as EntityModel;
@@ -100,6 +104,8 @@ export function goalOf(world: World, rng: Rng): Goal {
       args[param] = typed(schema, fitDetail(snake(param), value, schema.pattern));
     } else if (Array.isArray(schema.enum) && schema.enum.length > 0)
       args[param] = rng.pick(schema.enum);
+    // Someone who asks for a write agrees to what it asks them to accept (a claim's declaration).
+    else if (schema.type === "boolean" && CONSENT.test(snake(param))) args[param] = true;
     else args[param] = objectFor(world, tool, param, schema, rng, entity);
   }
   datesInOrder(args);

@@ -328,9 +328,12 @@ function typed(entity: EntityModel, id: string): unknown {
 
 function flag(text: string, asked: boolean): Reading {
   if (!asked) return null;
+  // The answer past its lead-in decides: "Sure, it's no." is a no.
   const answer = bare(text);
-  if (YES.test(text) || YES.test(answer)) return { value: true };
-  if (NO.test(text) || NO.test(answer)) return { value: false };
+  if (YES.test(answer)) return { value: true };
+  if (NO.test(answer)) return { value: false };
+  if (YES.test(text)) return { value: true };
+  if (NO.test(text)) return { value: false };
   return null;
 }
 

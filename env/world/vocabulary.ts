@@ -316,6 +316,9 @@ export const STATUS_AFTER: Record<string, string> = {
   suspend: "suspended",
   activate: "active",
   deactivate: "inactive",
+  submit: "submitted",
+  resolve: "resolved",
+  pause: "paused",
 };
 
 /** Verbs that bring a record back from a final state, so they are not refused on one. */

@@ -456,6 +456,16 @@ describe("the offline person", () => {
     expect(asked).toBeGreaterThan(0);
   });
 
+  it("asks for a submission with the declaration it must accept accepted, and a submitted claim says so", async () => {
+    const claims = await agentOf("test/fixtures/specs/insurance-claims.json");
+    for (let seed = 0; seed < 10; seed++) {
+      const { persona, world } = personOf(claims, { tool: "submit_claim", world: "normal" }, seed);
+      expect(persona.goal.arguments.declarationAccepted, `seed ${seed}`).toBe(true);
+      const answer = world.call("submit_claim", persona.goal.arguments);
+      if (answer.ok) expect(JSON.parse(answer.content).status).toBe("submitted");
+    }
+  });
+
   it("turns down an id of the kind the agent named, never answering with an id of another kind", async () => {
     const retail = await agentOf(RETAIL);
     const { persona } = personOf(retail, { tool: "cancel_order", stance: "cooperative" });

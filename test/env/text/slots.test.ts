@@ -27,6 +27,10 @@ const SPEC = {
       workspace_id: { type: "string", pattern: "^ws_[A-Za-z0-9]{8}$" },
       emails: { type: "array", items: { type: "string", format: "email" } },
     }),
+    mcpTool("submit_claim", "Submit a draft claim.", {
+      claim_id: { type: "string" },
+      declaration_accepted: { type: "boolean" },
+    }),
     mcpTool("transfer_funds", "Move money from one account to another.", {
       from_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
       to_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
@@ -44,6 +48,15 @@ describe("reading a detail from what the person said", () => {
       expect(readValue(model, tool("invite_users"), "emails", text, true)?.value).toEqual(
         text.match(/[\w.]+@[\w.]+/g),
       );
+  });
+
+  it('reads a yes or a no from the answer past its lead-in: "Sure, it\'s no." is a no', () => {
+    const read = (text: string) =>
+      readValue(model, tool("submit_claim"), "declaration_accepted", text, true)?.value;
+    expect(read("Sure, it's no.")).toBe(false);
+    expect(read("Sure, it's yes.")).toBe(true);
+    expect(read("No.")).toBe(false);
+    expect(read("Yes, I accept.")).toBe(true);
   });
 
   it("strips a lead-in word only when it is a word: Okafor and Hiroshi keep their first letters", () => {
