@@ -1078,6 +1078,13 @@ class ScriptedSession implements AgentSession {
       named.length > 1
         ? `${named.slice(0, -1).join(", ")} and ${named.at(-1)}`
         : (named[0] as string);
+    // A yes-or-no is asked as one: "the declaration accepted" is not a thing to hand over.
+    const [only] = asked;
+    if (asked.length === 1 && only && propertiesOf(tool)[only]?.type === "boolean")
+      return this.#say(
+        `For ${spokenName(only)}, is that a yes or a no?`,
+        `Just to check, ${spokenName(only)}: yes or no?`,
+      );
     if (times > 0)
       return this.#say(
         `Sorry, could you send me ${list} again? I need it to go on.`,

@@ -299,6 +299,13 @@ export class OfflineUser {
         const wrong = garble(value, this.#rng);
         misstated.push(wrong);
         parts.push(`I think it's ${keep(wrong)}?`);
+      } else if (typeof value === "boolean" && !labelled) {
+        // A yes-or-no is answered as one, not handed over as a value ("Sure, it's no.").
+        parts.push(
+          value
+            ? this.#rng.pick(["Yes.", "Yes, please.", "Yes, that's right."])
+            : this.#rng.pick(["No.", "No, thanks.", "No, not that."]),
+        );
       } else if (labelled) {
         // The label is kept as typed, so a typo or a lower case never hides which detail it is.
         parts.push(`${keep(label)} ${keep(spokenValue(value))}`);

@@ -147,8 +147,18 @@ export function readValue(
       ([p, s2]) => s2.format === "date" || /(^|_)date$|_on$|birth/.test(snake(p)),
     );
     if (!asked && dates.length > 1) return null;
-    const date = [...clean.matchAll(ISO_DATE)].at(-1)?.[0];
-    return date ? { value: date } : null;
+    const match = [...clean.matchAll(ISO_DATE)].at(-1);
+    if (!match) return null;
+    // Unasked, "from 2026-06-14" starts something (or describes a record made then): it is no
+    // `until_date`, and "until …" no start.
+    const before = clean.slice(Math.max(0, match.index - 12), match.index).toLowerCase();
+    const ends = /(^|_)(until|end|to|expir\w*|due|deadline|last)(_|$)/.test(key);
+    if (
+      !asked &&
+      (/\b(from|since)\s*$/.test(before) ? ends : /\b(until|till|to|by)\s*$/.test(before) && !ends)
+    )
+      return null;
+    return { value: match[0] };
   }
   if (schema.type === "boolean") return flag(clean, asked);
   if (schema.type === "number" || schema.type === "integer") {

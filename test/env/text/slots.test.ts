@@ -31,6 +31,10 @@ const SPEC = {
       claim_id: { type: "string" },
       declaration_accepted: { type: "boolean" },
     }),
+    mcpTool("waitlist_add", "Add the patient to a therapist's waitlist.", {
+      therapist_id: { type: "string" },
+      until_date: { type: "string", format: "date" },
+    }),
     mcpTool("transfer_funds", "Move money from one account to another.", {
       from_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
       to_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
@@ -57,6 +61,17 @@ describe("reading a detail from what the person said", () => {
     expect(read("Sure, it's yes.")).toBe(true);
     expect(read("No.")).toBe(false);
     expect(read("Yes, I accept.")).toBe(true);
+  });
+
+  it("reads no unasked date said as a start into an end, nor one said as an end into a start", () => {
+    const until = (text: string) =>
+      readValue(model, tool("waitlist_add"), "until_date", text, false)?.value;
+    expect(until("it's about my therapist (tundra therapist) from 2026-06-14")).toBeUndefined();
+    expect(until("put me on the waitlist until 2026-07-01")).toBe("2026-07-01");
+    expect(until("any time before 2026-07-01 works")).toBe("2026-07-01");
+    expect(
+      readValue(model, tool("waitlist_add"), "until_date", "from 2026-06-14", true)?.value,
+    ).toBe("2026-06-14");
   });
 
   it("strips a lead-in word only when it is a word: Okafor and Hiroshi keep their first letters", () => {
