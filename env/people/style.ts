@@ -100,8 +100,12 @@ function curt(text: string): string {
     .replace(/\s{2,}/g, " ")
     .trim();
   if (!/[A-Za-z0-9\uE002]/.test(bare)) return "Ok.";
-  if (/^[a-z]/.test(bare) && /^\s*[A-Z]/.test(text))
-    bare = `${bare[0]?.toUpperCase()}${bare.slice(1)}`;
+  // A sentence whose first word went ("Please try again.") starts with a capital still.
+  if (/^\s*[A-Z]/.test(text))
+    bare = bare.replace(
+      /(^|[.!?]\s+)([a-z])/g,
+      (_, at: string, letter: string) => `${at}${letter.toUpperCase()}`,
+    );
   return bare.replace(/\uE002(\d+)\uE003/g, (_, at: string) => kept[Number(at)] as string);
 }
 

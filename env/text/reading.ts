@@ -23,7 +23,7 @@ const GENERIC_VERBS = new Set([
 ]);
 /** A person asking for a person. */
 const WANTS_HUMAN =
-  /\b(human|real person|someone else|a manager|supervisor|representative|an? agent|(talk|speak) (to|with) (a|an|so\w+)|(put|pass|transfer|connect) me (on |through )?to)\b/;
+  /\b(human|real person|someone else|a manager|supervisor|representative|an? agent|(talk|speak) (to|with) (a|an|someone|somebody)|(put|pass|transfer|connect) me (on |through )?to (someone|somebody|(a|an|the) (human|person|manager|supervisor|colleague|specialist|agent|representative|\w+ (team|desk|department))))\b/;
 /** The same words said against it: "don't pass me on to someone else". */
 const REFUSES_HUMAN =
   /\b(don'?t|do not|never|no need to|not)\b[^.!?]{0,40}\b(human|someone else|a manager|supervisor|representative|an? agent|pass|transfer|hand)/;
@@ -251,8 +251,14 @@ function untypo(text: string, model: WorldModel): string {
 }
 
 /** Whether the person asks to speak to a person (and is not saying they do not want one). */
+/** "someone" and "somebody" with two letters swapped, as people type them ("somoene"). */
+const SOMEONE = new Map(["someone", "somebody"].map((word) => [[...word].sort().join(""), word]));
+
 export function wantsHuman(text: string): boolean {
-  const words = text.toLowerCase().replace(QUOTED, " ");
+  const words = text
+    .toLowerCase()
+    .replace(QUOTED, " ")
+    .replace(/\b[a-z]{7,8}\b/g, (word) => SOMEONE.get([...word].sort().join("")) ?? word);
   return WANTS_HUMAN.test(words) && !REFUSES_HUMAN.test(words);
 }
 

@@ -402,10 +402,12 @@ function fieldKindRule(field: string, entity: string): NameRule | undefined {
       );
       return many ? names : names[0];
     };
+  // A list's item (`allergy` of `allergies`) is one of them.
   if (/(^|_)(communication|contact)_preferences?$/.test(field))
-    return ({ rng }) => some(rng, CHANNELS, 2);
+    return ({ rng }) => (many ? some(rng, CHANNELS, 2) : rng.pick(CHANNELS));
   if (/(^|_)allerg(y|ies)(_flags)?$|^allergy_\w+$/.test(field))
-    return ({ rng }) => (rng.chance(0.4) ? [] : some(rng, ALLERGIES, 2));
+    return ({ rng }) =>
+      many ? (rng.chance(0.4) ? [] : some(rng, ALLERGIES, 2)) : rng.pick(ALLERGIES);
   if (/(^|_)payment_history$/.test(field))
     return ({ rng }) =>
       Array.from({ length: 1 + rng.int(3) }, () => ({
@@ -426,20 +428,14 @@ function fieldKindRule(field: string, entity: string): NameRule | undefined {
       );
       return many ? cards : cards[0];
     };
-  if (/^fulfillments?$/.test(field))
-    return ({ rng }) => [
-      {
-        carrier: rng.pick(CARRIERS),
-        tracking_number: `1Z${digits(rng, 16)}`,
-        status: rng.pick(["shipped", "delivered"]),
-      },
-    ];
-  // A plan's terms: how many months it may run.
-  if (/^(shortest|longest)(_\w+)?$|_terms?$/.test(field))
-    return ({ rng }) => `${3 * (1 + rng.int(8))} months`;
+  // A plan's terms: how many months it may run, the shortest never past the longest.
+  if (/^(shortest|longest)(_allowed)?(_terms?|_months?)?$/.test(field))
+    return field.startsWith("shortest")
+      ? ({ rng }) => `${rng.pick([3, 6])} months`
+      : ({ rng }) => `${rng.pick([9, 12])} months`;
   // A place's check-in and check-out are times of day; a stay's are days.
   if (/^check_?(in|out)(_times?)?$/.test(field)) {
-    if (/property|hotel|venue|location|store|branch/.test(entity))
+    if (/^(property|hotel|venue|location|store|branch)$/.test(entity))
       return ({ rng }) =>
         /in/.test(field)
           ? rng.pick(["14:00", "15:00", "16:00"])
@@ -684,7 +680,14 @@ function coerce(
   ctx: ValueContext,
 ): unknown {
   if (type === undefined) return value;
-  if (type === "string") return typeof value === "string" ? value : spokenList(value);
+  if (type === "string")
+    return typeof value === "string"
+      ? value
+      : Array.isArray(value) && value.length === 0
+        ? "none"
+        : spokenList(value);
+  if (type === "object")
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? value : keyed();
   if (type === "integer")
     return typeof value === "number"
       ? multiple(withinBounds(Math.round(value), s, 1), s)

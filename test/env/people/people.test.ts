@@ -116,6 +116,9 @@ describe("style", () => {
       "Can you just cancel my order W1234567?",
     );
     expect(curt("Thank you.")).toBe("Ok.");
+    expect(curt("That's not good enough. Please try again.")).toBe(
+      "That's not good enough. Try again.",
+    );
     expect(renderStyled(text, { ...base, politeness: "polite" }, rng(), true)).toMatch(
       /^Hello! .* Thank you\.$/,
     );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
-import { argumentsIn, intentOf } from "../../../env/text/reading.ts";
+import { argumentsIn, intentOf, wantsHuman } from "../../../env/text/reading.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import { helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
 import { withDefaultAxes } from "../../fixtures/situations.ts";
@@ -33,5 +33,25 @@ describe("the offline roles' reading stays linear on hostile text", () => {
     ).not.toBe("cancel_order");
     // Four times the quote marks take about four times as long to read; a quadratic reading, sixteen.
     expect(growth(opened, 4_000)).toBeLessThan(8);
+  });
+});
+
+describe("asking for a person", () => {
+  it("is asking to be put through to someone, typed with letters swapped too, never to a plan or an account", () => {
+    for (const text of [
+      "I want to talk to a human",
+      "Then can I speak to someone who can?",
+      "can you put me through to somoene who can sort it, then??",
+      "put me through to the billing team",
+      "Can you pass me to a manager?",
+    ])
+      expect(wantsHuman(text), text).toBe(true);
+    for (const text of [
+      "Can you transfer me to a cheaper plan?",
+      "Can you connect me to the Okta SSO for my workspace?",
+      "transfer me to my savings",
+      "please don't pass me to someone else",
+    ])
+      expect(wantsHuman(text), text).toBe(false);
   });
 });

@@ -216,6 +216,23 @@ describe("fields read from a tool's description", () => {
       expect(fits(value), `${field} on ${entity}: ${JSON.stringify(value)}`).toBe(true);
       expect(FILLER.test(String(value)), `${field}: ${String(value)}`).toBe(false);
     }
+    // A list's item is one of them; an empty list said as one string is "none".
+    const items = valueFor(
+      "allergies",
+      { type: "array", items: { type: "string" } },
+      ctx("patient"),
+    );
+    expect(
+      Array.isArray(items) &&
+        items.every((a) => typeof a === "string" && a !== "" && !a.includes(",")),
+    ).toBe(true);
+    expect(valueFor("allergies", { type: "string" }, ctx("patient"))).not.toBe("");
+    expect(valueFor("shortest", undefined, ctx("payment_plan"))).toMatch(/^[36] months$/);
+    expect(valueFor("longest_allowed_terms", undefined, ctx("payment_plan"))).toMatch(
+      /^(9|12) months$/,
+    );
+    expect(valueFor("search_terms", undefined, ctx("query"))).not.toMatch(/months/);
+    expect(valueFor("check_in", undefined, ctx("hotel_booking"))).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     // Names that only contain those words are not those kinds.
     expect(typeof valueFor("premium_support", undefined, ctx("plan"))).not.toBe("number");
     expect(String(valueFor("billable_hours", { type: "string" }, ctx("ticket")))).not.toMatch(
