@@ -356,15 +356,17 @@ export class OfflineUser {
         .split(/[^a-z0-9]+/)
         .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
     );
-    const options = [...text.matchAll(/([#A-Za-z]*-?\d{4,}[A-Za-z0-9-]*) \(([^)]*)\)/g)].map(
-      (m) => ({
+    // "ws_IwAPKWwq (Harbor workspace, team)": an id the person recognises, then what it is.
+    const seen = new Set(this.#ids(text));
+    const options = [...text.matchAll(/([#\w-]+) \(([^)]*)\)/g)]
+      .filter((m) => seen.has(m[1] as string) || /\d{4,}/.test(m[1] as string))
+      .map((m) => ({
         id: m[1] as string,
         score: (m[2] as string)
           .toLowerCase()
           .split(/[^a-z0-9]+/)
           .filter((w) => about.has(w)).length,
-      }),
-    );
+      }));
     const best = options.reduce<{ id: string; score: number } | null>(
       (a, b) => (a === null || b.score > a.score ? b : a),
       null,

@@ -466,6 +466,28 @@ describe("the offline person", () => {
     }
   });
 
+  it("picks the listed record that is theirs by what it is, whatever its ids look like", async () => {
+    const saas = await agentOf("test/fixtures/specs/saas-admin.json");
+    const { persona } = personOf(saas, { tool: "get_workspace", stance: "cooperative" });
+    const reader = IdentifierReader.of(saas);
+    const mine = {
+      ...persona,
+      details: {
+        ...persona.details,
+        ids: {},
+        about: "their workspace (Harbor workspace) from 2026-06-05",
+      },
+    };
+    const listing = say(
+      "I can see 2 workspaces that could be it: ws_IwAPKWwq (Ridge workspace, team); ws_Yb5NYYSy (Harbor workspace, free). Which one do you mean?",
+    );
+    const reply = new OfflineUser(mine, 1, { ids: (text) => reader.read(text) }).reply([
+      ...conversation(),
+      listing,
+    ]);
+    expect(reply.content).toMatch(/ws_Yb5NYYSy/);
+  });
+
   it("turns down an id of the kind the agent named, never answering with an id of another kind", async () => {
     const retail = await agentOf(RETAIL);
     const { persona } = personOf(retail, { tool: "cancel_order", stance: "cooperative" });
