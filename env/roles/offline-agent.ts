@@ -1372,6 +1372,9 @@ function spoken(value: unknown): string {
 }
 
 /** The first fields of an answer, or the count and ids of a list, the records called `records`. */
+/** Records a listing's report names one by one; past this, the first five and a count. */
+const MAX_LISTED = 10;
+
 function summary(body: Record<string, unknown>, records: string): string {
   const list = Object.entries(body).find(([, v]) => Array.isArray(v));
   const plain = Object.entries(body).filter(
@@ -1382,10 +1385,13 @@ function summary(body: Record<string, unknown>, records: string): string {
   // A list counted, or all an answer holds (`{"matches": [...]}`), is told by its count and ids.
   if (list && (typeof body.count === "number" || plain.length === 0)) {
     const items = list[1] as unknown[];
+    // A short list is told whole; a long one by its first records and how many more.
+    const told = items.length <= MAX_LISTED ? items.length : 5;
     const ids = items
-      .slice(0, 5)
+      .slice(0, told)
       .map((i) => String(i !== null && typeof i === "object" ? Object.values(i)[0] : i));
-    return `${items.length} ${records.replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")})` : ""}`;
+    const more = items.length > told ? ` and ${items.length - told} more` : "";
+    return `${items.length} ${records.replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")}${more})` : ""}`;
   }
   // The first fields, and the status wherever it sits: what a person asking about a record needs.
   const shown = plain.slice(0, 5);

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { planSituations } from "../../../env/plan.ts";
@@ -82,6 +83,35 @@ describe("the offline agent's reports", () => {
       });
     }
     expect(reports).toBeGreaterThan(0);
+  });
+
+  it("name every record of a short list, and the first five and how many more of a long one", async () => {
+    let lists = 0;
+    let long = 0;
+    const hotel = Agent.from(JSON.parse(readFileSync("test/fixtures/specs/hotel.json", "utf8")));
+    for (const row of [...(await rowsOf(specs.retail, 0)), ...(await rowsOf(hotel, 0, 200))]) {
+      row.messages.forEach((message, i) => {
+        const answer = row.messages[i - 1];
+        if (message.role !== "assistant" || answer?.role !== "tool") return;
+        if (!/^Here's what I found/.test(message.content ?? "")) return;
+        const body = JSON.parse(answer.content) as Record<string, unknown>;
+        const list = Object.values(body).find(Array.isArray) as
+          | Record<string, unknown>[]
+          | undefined;
+        if (!list || typeof body.count !== "number" || list.length < 2) return;
+        lists++;
+        if (list.length > 5) long++;
+        const ids = list.map((r) => String(Object.values(r)[0]));
+        const named = ids.filter((id) => message.content?.includes(id));
+        if (ids.length <= 10) expect(named, row.task_id).toEqual(ids);
+        else {
+          expect(named, row.task_id).toEqual(ids.slice(0, 5));
+          expect(message.content).toContain(`and ${ids.length - 5} more`);
+        }
+      });
+    }
+    expect(lists).toBeGreaterThan(0);
+    expect(long).toBeGreaterThan(0);
   });
 });
 
