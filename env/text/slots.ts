@@ -149,15 +149,16 @@ export function readValue(
     if (!asked && dates.length > 1) return null;
     const match = [...clean.matchAll(ISO_DATE)].at(-1);
     if (!match) return null;
-    // Unasked, "from 2026-06-14" starts something (or describes a record made then): it is no
-    // `until_date`, and "until …" no start.
+    // Unasked, "from 2026-06-14" starts something or dates a record ("my line from …"): it fills
+    // only a start (`start_date`, `since`), and "until …" only an end, never a `resume_date`.
     const before = clean.slice(Math.max(0, match.index - 12), match.index).toLowerCase();
+    const starts =
+      /(^|_)(start|from|since|begin|begins|opened|created|joined|effective|check_in|move_in|departure)(_|$)/.test(
+        key,
+      );
     const ends = /(^|_)(until|end|to|expir\w*|due|deadline|last)(_|$)/.test(key);
-    if (
-      !asked &&
-      (/\b(from|since)\s*$/.test(before) ? ends : /\b(until|till|to|by)\s*$/.test(before) && !ends)
-    )
-      return null;
+    if (!asked && /\b(from|since)\s*$/.test(before) && !starts) return null;
+    if (!asked && /\b(until|till|to|by)\s*$/.test(before) && !ends) return null;
     return { value: match[0] };
   }
   if (schema.type === "boolean") return flag(clean, asked);

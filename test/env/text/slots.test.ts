@@ -35,6 +35,10 @@ const SPEC = {
       therapist_id: { type: "string" },
       until_date: { type: "string", format: "date" },
     }),
+    mcpTool("suspend_line", "Suspend a line.", {
+      line_id: { type: "string" },
+      resume_date: { type: "string", format: "date" },
+    }),
     mcpTool("transfer_funds", "Move money from one account to another.", {
       from_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
       to_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
@@ -69,6 +73,10 @@ describe("reading a detail from what the person said", () => {
     expect(until("it's about my therapist (tundra therapist) from 2026-06-14")).toBeUndefined();
     expect(until("put me on the waitlist until 2026-07-01")).toBe("2026-07-01");
     expect(until("any time before 2026-07-01 works")).toBe("2026-07-01");
+    const resume = (text: string) =>
+      readValue(model, tool("suspend_line"), "resume_date", text, false)?.value;
+    expect(resume("suspend my line (indigo line) from 2026-03-27, it's lost")).toBeUndefined();
+    expect(resume("please resume it on 2026-07-01")).toBe("2026-07-01");
     expect(
       readValue(model, tool("waitlist_add"), "until_date", "from 2026-06-14", true)?.value,
     ).toBe("2026-06-14");
