@@ -387,14 +387,13 @@ export class OfflineUser {
     const stranger = this.#ids(text).find(
       (id) => !lowered.some((h) => h.includes(id.toLowerCase())),
     );
-    if (stranger) {
-      const right = this.#ownFor(text, stranger);
-      return {
-        content: right
-          ? `No, ${keep(stranger)} isn't mine. It's ${keep(right)}.`
-          : `No, ${keep(stranger)} isn't right.`,
-      };
-    }
+    const right = stranger ? this.#ownFor(text, stranger) : undefined;
+    if (stranger && right)
+      return { content: `No, ${keep(stranger)} isn't mine. It's ${keep(right)}.` };
+    // An id of a kind they hold none of (an account number they never knew) they cannot judge:
+    // they go by what the agent found.
+    if (stranger)
+      return this.#one(["I think so, yes.", "I don't know the number, but yes, go ahead."]);
     if (this.#behaviour === "pressuring")
       return this.#one([
         "Yes, obviously. You don't need to keep checking with me.",

@@ -488,7 +488,7 @@ describe("the offline person", () => {
     expect(reply.content).toMatch(/ws_Yb5NYYSy/);
   });
 
-  it("turns down an id of the kind the agent named, never answering with an id of another kind", async () => {
+  it("turns down an id of a kind they hold with their own, never with an id of another kind, and goes by the agent on a kind they hold none of", async () => {
     const retail = await agentOf(RETAIL);
     const { persona } = personOf(retail, { tool: "cancel_order", stance: "cooperative" });
     const orderId = persona.details.ids.order_id as string;
@@ -511,7 +511,8 @@ describe("the offline person", () => {
       1,
       knows,
     ).reply([...conversation(), confirm]).content;
-    expect(none).toMatch(new RegExp(`${stranger} isn't right`, "i"));
+    // Holding no id of that kind, they cannot tell: they go by what the agent found.
+    expect(none).toMatch(/\byes\b/i);
     expect(none).not.toContain("usr_55HZX2K9");
   });
 
