@@ -217,11 +217,13 @@ export function readValue(
     if (found !== null) return { value: found };
   }
   const answer = bare(clean);
-  // A question back, or the request said again, is no answer.
+  // A question back, or the request said again, is no answer; a note may well start "Please…".
+  const note = /(^|_)(note|notes|comment|comments|message|instructions|remarks)$/.test(key);
   if (
     answer === "" ||
     /\?\s*$/.test(answer) ||
-    /^(so |can you|could you|please |i (want|need|said))/i.test(answer)
+    /^(so |can you|could you|i (want|need|said))/i.test(answer) ||
+    (!note && /^please /i.test(answer))
   )
     return null;
   // A name, a code or a detail is a few words, never a sentence.

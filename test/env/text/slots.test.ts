@@ -35,6 +35,10 @@ const SPEC = {
       therapist_id: { type: "string" },
       until_date: { type: "string", format: "date" },
     }),
+    mcpTool("claim_note_add", "Add a note to a claim.", {
+      claim_id: { type: "string" },
+      note: { type: "string", maxLength: 2000 },
+    }),
     mcpTool("suspend_line", "Suspend a line.", {
       line_id: { type: "string" },
       resume_date: { type: "string", format: "date" },
@@ -80,6 +84,15 @@ describe("reading a detail from what the person said", () => {
     expect(
       readValue(model, tool("waitlist_add"), "until_date", "from 2026-06-14", true)?.value,
     ).toBe("2026-06-14");
+  });
+
+  it("takes a note asked for as said, a polite one too, but no request said again", () => {
+    const note = (text: string) =>
+      readValue(model, tool("claim_note_add"), "note", text, true)?.value;
+    expect(note("Sure it's Please use my mobile number to reach me.")).toMatch(
+      /^Please use my mobile number to reach me/,
+    );
+    expect(note("Can you just add the note?")).toBeUndefined();
   });
 
   it("strips a lead-in word only when it is a word: Okafor and Hiroshi keep their first letters", () => {
