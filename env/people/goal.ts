@@ -99,7 +99,12 @@ export function goalOf(world: World, rng: Rng): Goal {
       args[param] = withinBounds(amountFor(world, tool, subject, rng), schema);
     else if (composedByAgent(tool, param)) continue;
     else if (detail !== undefined && schema.type !== "array" && schema.type !== "object") {
-      const key = identityKey(snake(param));
+      // The new address's parts go by their names with the move's word taken off (`forwarding_postcode`).
+      const key =
+        identityKey(snake(param)) ??
+        identityKey(
+          snake(param).replace(/^(forwarding|new|mailing|shipping|moving|destination)_/, ""),
+        );
       const value = moving && key && ADDRESS_PARTS.has(key) ? moving[key] : detail;
       args[param] = typed(schema, fitDetail(snake(param), value, schema.pattern));
     } else if (Array.isArray(schema.enum) && schema.enum.length > 0)

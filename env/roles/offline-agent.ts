@@ -1113,6 +1113,17 @@ class ScriptedSession implements AgentSession {
         `I'm sorry, I can't pass this on without your ${missing.map(spokenName).join(" and ")}. Is there anything else I can help with?`,
       );
     }
+    // An id only the person's word stands for (no tool has shown it) is read back before a
+    // colleague is sent to it: a misread number would send them to someone else's record.
+    const unseen = [...tool.idEntities].some(
+      ([param, entity]) =>
+        this.#args.has(param) && !this.#seen.get(entity)?.has(String(this.#args.get(param))),
+    );
+    if (this.#confirmed && this.#confirmedArgs !== this.#argsKey()) this.#confirmed = false;
+    if (unseen && !this.#confirmed) {
+      this.#pending = { kind: "confirm" };
+      return this.#say(`To confirm, I'll ${this.#describe(tool)}. Shall I go ahead?`);
+    }
     return this.#call(tool, "goal");
   }
 
@@ -1328,14 +1339,37 @@ function verbPhrase(tool: ToolModel): string {
   return `${verb} ${rest.length > 0 ? `the ${rest.join(" ")}` : "it"}`;
 }
 
+/** Verbs of two syllables or more stressed on the last, whose final consonant doubles. */
+const STRESSED_LAST = new Set([
+  "cancel",
+  "transfer",
+  "refer",
+  "prefer",
+  "commit",
+  "permit",
+  "submit",
+  "admit",
+  "omit",
+  "control",
+  "patrol",
+  "compel",
+  "expel",
+  "occur",
+  "regret",
+]);
+
 /** "cancelled the pending order" for a report. */
-function pastOf(tool: ToolModel): string {
+export function pastOf(tool: ToolModel): string {
   const verb = tool.verb;
+  // A final consonant doubles after a short stressed vowel: "stopped", "transferred", never "registerred".
+  const doubles = /^[^aeiou]*[aeiou][bdgklmnprt]$/.test(verb) || STRESSED_LAST.has(verb);
   const past = verb.endsWith("e")
     ? `${verb}d`
-    : /[^aeiou][aeiou][lnprt]$/.test(verb) && verb !== "submit"
-      ? `${verb}${verb.at(-1)}ed`
-      : `${verb}ed`;
+    : /[^aeiou]y$/.test(verb)
+      ? `${verb.slice(0, -1)}ied`
+      : doubles && /[^aeiou][aeiou][bdgklmnprt]$/.test(verb)
+        ? `${verb}${verb.at(-1)}ed`
+        : `${verb}ed`;
   const irregular: Record<string, string> = {
     send: "sent",
     pay: "paid",
@@ -1344,6 +1378,10 @@ function pastOf(tool: ToolModel): string {
     freeze: "frozen",
     issue: "issued",
     submit: "submitted",
+    setup: "set up",
+    signup: "signed up",
+    login: "logged in",
+    checkout: "checked out",
   };
   const rest = snake(tool.tool.name)
     .split("_")

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { planSituations } from "../../../env/plan.ts";
-import { OfflineAgent } from "../../../env/roles/offline-agent.ts";
+import { OfflineAgent, pastOf } from "../../../env/roles/offline-agent.ts";
 import { offlineUser } from "../../../env/roles/offline-user.ts";
 import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
 import { playEpisode } from "../../../env/rollout.ts";
@@ -70,6 +70,24 @@ describe("the offline agent's rules", () => {
 });
 
 describe("the offline agent's reports", () => {
+  it("put a write's verb in the past as English does", () => {
+    const verbs: Record<string, string> = {
+      modify_order: "modified the order",
+      apply_coupon: "applied the coupon",
+      register_move_out: "registered the move out",
+      setup_direct_debit: "set up the direct debit",
+      transfer_funds: "transferred the funds",
+      stop_payment: "stopped the payment",
+      cancel_order: "cancelled the order",
+      open_ticket: "opened the ticket",
+      submit_claim: "submitted the claim",
+    };
+    for (const [name, past] of Object.entries(verbs)) {
+      const verb = name.split("_")[0] as string;
+      expect(pastOf({ verb, tool: { name } } as never), name).toBe(past);
+    }
+  });
+
   it("say what a read read, in its tool's words", async () => {
     let reports = 0;
     for (const row of await rowsOf(specs.retail, 0)) {

@@ -49,6 +49,8 @@ const call = (name: string, args: Record<string, unknown>, id = "call_1") => ({
   ],
 });
 const say = (content: string) => ({ role: "assistant" as const, content });
+/** Whether the offline agent slipped in the row (an invented id is a slip of its own). */
+const slipped = (row: Row) => row.episode.slips.length > 0;
 /** A conversation the person sees: the system prompt, then the agent's messages. */
 const conversation = (...assistant: string[]): ChatMessage[] => [
   { role: "system", content: "You are a support agent." },
@@ -214,6 +216,24 @@ describe("the offline agent", () => {
     expect(
       await firstCall(pharmacy, "get_prescription", "Can you put me through to someone who can?"),
     ).toBe("transfer_to_human_agents");
+  });
+
+  it("reads back an id only the person's word stands for before handing off on it", async () => {
+    let handoffs = 0;
+    for (const row of await rowsOf("test/fixtures/specs/insurance-claims.json")) {
+      const person = (row.situation.world_state as { person?: Record<string, unknown> }).person;
+      if (row.situation.axes.world !== "normal" || typeof person?.customer_id !== "string")
+        continue;
+      for (const message of row.messages)
+        for (const c of message.role === "assistant" ? (message.tool_calls ?? []) : []) {
+          if (c.function.name !== "request_adjuster_callback" || slipped(row)) continue;
+          handoffs++;
+          expect(JSON.parse(c.function.arguments).policyholderId, row.task_id).toBe(
+            person.customer_id,
+          );
+        }
+    }
+    expect(handoffs).toBeGreaterThan(5);
   });
 
   it("answers a doubt of a write it made by reading the record again, not as a new request", async () => {
