@@ -4,7 +4,7 @@ import { composedByAgent } from "../text/agent-written.ts";
 import { isVerb } from "../tools.ts";
 import { keyed, lookup } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
-import { detailKey, fitDetail, identityKey } from "../world/identity.ts";
+import { detailKey, fitDetail, type Identity, identityKey } from "../world/identity.ts";
 import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { datesInOrder, money, personIdentity, valueFor } from "../world/values.ts";
@@ -49,6 +49,19 @@ const ADDRESS_PARTS = new Set(["street", "address", "city", "zip", "state", "cou
  * styling). Every value comes from the world the person lives in: their own details, the records
  * they hold, and the catalog they choose from; so in a `normal` world the call finds what it asks for.
  */
+/**
+ * The part of an address a parameter names, by its name with the move's word taken off
+ * (`forwarding_postcode` → zip): a new address's parts are all of that one address.
+ */
+function addressPart(param: string): string | undefined {
+  // A second line (a flat, a suite) is no part the move has.
+  if (/(^|_)(address_?line_?2|address2|apartment|unit|suite)$/.test(snake(param))) return undefined;
+  const key =
+    identityKey(snake(param)) ??
+    identityKey(snake(param).replace(/^(forwarding|new|mailing|shipping|moving|destination)_/, ""));
+  return key && ADDRESS_PARTS.has(key) ? key : undefined;
+}
+
 /** A yes-or-no argument that records the person's consent: accepted, agreed, confirmed, acknowledged. */
 const CONSENT =
   /(^|_)(accept(ed|s)?|agree(d|s)?|consent(ed|s)?|confirm(ed|s)?|acknowledg(ed|es|ment)|declaration|terms|authori[sz](ed|ation))(_|$)/;
@@ -98,16 +111,14 @@ export function goalOf(world: World, rng: Rng): Goal {
     else if (param === tool.amountParam)
       args[param] = withinBounds(amountFor(world, tool, subject, rng), schema);
     else if (composedByAgent(tool, param)) continue;
-    else if (detail !== undefined && schema.type !== "array" && schema.type !== "object") {
-      // The new address's parts go by their names with the move's word taken off (`forwarding_postcode`).
-      const key =
-        identityKey(snake(param)) ??
-        identityKey(
-          snake(param).replace(/^(forwarding|new|mailing|shipping|moving|destination)_/, ""),
-        );
-      const value = moving && key && ADDRESS_PARTS.has(key) ? moving[key] : detail;
-      args[param] = typed(schema, fitDetail(snake(param), value, schema.pattern));
-    } else if (Array.isArray(schema.enum) && schema.enum.length > 0)
+    else if (moving && addressPart(param) && schema.type !== "array" && schema.type !== "object")
+      args[param] = typed(
+        schema,
+        fitDetail(snake(param), moving[addressPart(param) as keyof Identity], schema.pattern),
+      );
+    else if (detail !== undefined && schema.type !== "array" && schema.type !== "object")
+      args[param] = typed(schema, fitDetail(snake(param), detail, schema.pattern));
+    else if (Array.isArray(schema.enum) && schema.enum.length > 0)
       args[param] = rng.pick(schema.enum);
     // Someone who asks for a write agrees to what it asks them to accept (a claim's declaration).
     else if (schema.type === "boolean" && CONSENT.test(snake(param))) args[param] = true;

@@ -174,12 +174,15 @@ export function readValue(
     const n = Number(found.replace(/,/g, ""));
     return Number.isFinite(n) ? { value: schema.type === "integer" ? Math.round(n) : n } : null;
   }
-  // "change the address … to 40 Linden Street, Boston 02108": a new address follows "to".
+  // "change the address … to 40 Linden Street, Boston 02108": a new address follows "to", for
+  // the write that moves it; a lookup's street is where the person lives now.
   if (
     schema.type === "string" &&
-    (identity === "address" || identity === "street" || /address/.test(key))
+    (tool.kind === "change" || tool.kind === "create") &&
+    (identity === "address" || identity === "street" || /address/.test(key)) &&
+    !/(address_?line_?2|address2|apartment|unit|suite)$/.test(key)
   ) {
-    const moved = /\bto (\d+ [^.!?\n]{3,80}?)(?=[.!?](?:\s|$)|\n|$)/
+    const moved = /\bto (\d+ [^.!?\n]{3,80}?)(?=,?\s+(?:with|to)\s|[.!?](?:\s|$)|\n|$)/
       .exec(clean)?.[1]
       ?.replace(/,?\s+(and\s+)?(thank you|thanks|please)\b.*$/i, "")
       .trim();

@@ -35,6 +35,15 @@ const SPEC = {
       therapist_id: { type: "string" },
       until_date: { type: "string", format: "date" },
     }),
+    mcpTool("register_move_out", "Register a move out.", {
+      account_number: { type: "string" },
+      forwarding_address: { type: "string" },
+      forwarding_postcode: { type: "string" },
+    }),
+    mcpTool("find_account_by_address", "Find an account by its address.", {
+      address_line_1: { type: "string" },
+      postcode: { type: "string" },
+    }),
     mcpTool("claim_note_add", "Add a note to a claim.", {
       claim_id: { type: "string" },
       note: { type: "string", maxLength: 2000 },
@@ -84,6 +93,16 @@ describe("reading a detail from what the person said", () => {
     expect(
       readValue(model, tool("waitlist_add"), "until_date", "from 2026-06-14", true)?.value,
     ).toBe("2026-06-14");
+  });
+
+  it('reads a new address after "to" up to the next detail, for the write that moves it only', () => {
+    const said = "register a new move out to 208 Kestrel Court, with forwarding postcode M1 1AE!";
+    expect(
+      readValue(model, tool("register_move_out"), "forwarding_address", said, false)?.value,
+    ).toBe("208 Kestrel Court");
+    expect(
+      readValue(model, tool("find_account_by_address"), "address_line_1", said, false),
+    ).toBeNull();
   });
 
   it("takes a note asked for as said, a polite one too, but no request said again", () => {
