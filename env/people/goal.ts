@@ -66,6 +66,10 @@ function addressPart(param: string): string | undefined {
 const CONSENT =
   /(^|_)(accept(ed|s)?|agree(d|s)?|consent(ed|s)?|confirm(ed|s)?|acknowledg(ed|es|ment)|declaration|terms|authori[sz](ed|ation))(_|$)/;
 
+/** Yes-or-nos that only sound like consent: marketing, automatic rules, facts about someone. */
+const NOT_CONSENT =
+  /(^|_)(marketing|newsletter|promotions?)(_|$)|^(auto_|is_|has_)|_(required|by_\w+)$/;
+
 export function goalOf(world: World, rng: Rng): Goal {
   const tool = world.model.tools.get(world.situation.axes.tool) as ToolModel;
   const entity = world.model.entities.get(tool.entity) as EntityModel;
@@ -121,7 +125,12 @@ export function goalOf(world: World, rng: Rng): Goal {
     else if (Array.isArray(schema.enum) && schema.enum.length > 0)
       args[param] = rng.pick(schema.enum);
     // Someone who asks for a write agrees to what it asks them to accept (a claim's declaration).
-    else if (schema.type === "boolean" && CONSENT.test(snake(param))) args[param] = true;
+    else if (
+      schema.type === "boolean" &&
+      CONSENT.test(snake(param)) &&
+      !NOT_CONSENT.test(snake(param))
+    )
+      args[param] = true;
     else args[param] = objectFor(world, tool, param, schema, rng, entity);
   }
   datesInOrder(args);

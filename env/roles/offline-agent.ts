@@ -13,7 +13,7 @@ import { intentOf, intentScores, needsConfirmation, wantsHuman } from "../text/r
 import { fits, readValue, spokenName } from "../text/slots.ts";
 import { nameWords, verbOf } from "../tools.ts";
 import { fnv1a } from "../util/hash.ts";
-import { keyed } from "../util/lookup.ts";
+import { keyed, lookup } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { errorIn, parsedJson } from "../util/parsed.ts";
 import { regexLiteral } from "../util/regex.ts";
@@ -630,7 +630,17 @@ class ScriptedSession implements AgentSession {
       if (this.#attempts < 2 && call)
         return this.#call(tool, call.purpose, undefined, call.listingFor);
     }
-    if (body && !error) this.#learnIds(body, tool);
+    if (body && !error) {
+      this.#learnIds(body, tool);
+      // An id a call took and the world did not refuse is a real one, whatever the answer shows.
+      for (const [param, entity] of tool.idEntities) {
+        const value = this.#args.get(param);
+        if (value === undefined) continue;
+        const seen = this.#seen.get(entity) ?? new Set();
+        seen.add(String(value));
+        this.#seen.set(entity, seen);
+      }
+    }
     if (body) this.#lastBody = body;
     if (call?.purpose === "lookup") return this.#afterLookup(tool, body, error, conversation);
     if (call?.purpose === "verify") return this.#afterVerify(tool, body, conversation);
@@ -1113,16 +1123,23 @@ class ScriptedSession implements AgentSession {
         `I'm sorry, I can't pass this on without your ${missing.map(spokenName).join(" and ")}. Is there anything else I can help with?`,
       );
     }
-    // An id only the person's word stands for (no tool has shown it) is read back before a
-    // colleague is sent to it: a misread number would send them to someone else's record.
-    const unseen = [...tool.idEntities].some(
-      ([param, entity]) =>
-        this.#args.has(param) && !this.#seen.get(entity)?.has(String(this.#args.get(param))),
-    );
+    // An id only the person's word stands for (no tool has taken or shown it) is read back before
+    // a colleague is sent to it: a misread number would send them to someone else's record.
+    const unseen = [...tool.idEntities]
+      .filter(
+        ([param, entity]) =>
+          this.#args.has(param) && !this.#seen.get(entity)?.has(String(this.#args.get(param))),
+      )
+      .map(([param]) => `${spokenName(param)} as ${String(this.#args.get(param))}`);
     if (this.#confirmed && this.#confirmedArgs !== this.#argsKey()) this.#confirmed = false;
-    if (unseen && !this.#confirmed) {
+    if (unseen.length > 0 && !this.#confirmed) {
       this.#pending = { kind: "confirm" };
-      return this.#say(`To confirm, I'll ${this.#describe(tool)}. Shall I go ahead?`);
+      const ids = unseen.join(" and ");
+      return this.#say(
+        `Before I pass this on: I have your ${ids}. Is that right, shall I go ahead?`,
+        `Just to check before I hand this over, your ${ids}: is that right? Shall I go ahead?`,
+        `I'll pass this on with your ${ids}. Is that correct, shall I go ahead?`,
+      );
     }
     return this.#call(tool, "goal");
   }
@@ -1335,9 +1352,31 @@ function recordsOf(body: Record<string, unknown>): Record<string, unknown>[] {
 function verbPhrase(tool: ToolModel): string {
   const words = snake(tool.tool.name).split("_").filter(Boolean);
   const verb = tool.verb;
-  const rest = words.filter((w) => w !== verb);
-  return `${verb} ${rest.length > 0 ? `the ${rest.join(" ")}` : "it"}`;
+  const after = words[words.indexOf(verb) + 1];
+  const particle = after && PARTICLES.has(after) ? ` ${after}` : "";
+  const rest = words.filter((w, at) => w !== verb && !(particle && at === words.indexOf(verb) + 1));
+  const said = lookup(SPLIT_VERBS, verb) ?? verb;
+  // "escalate to account manager", not "escalate the to account manager".
+  const object =
+    rest.length === 0
+      ? "it"
+      : /^(to|for|with|from|into|onto)$/.test(rest[0] as string)
+        ? rest.join(" ")
+        : `the ${rest.join(" ")}`;
+  return `${said}${particle} ${object}`;
 }
+
+/** Verbs a tool name writes as one word that English writes as two. */
+const SPLIT_VERBS: Record<string, string> = {
+  setup: "set up",
+  signup: "sign up",
+  login: "log in",
+  checkout: "check out",
+  handoff: "hand off",
+};
+
+/** Words after a verb that belong to it ("top up", "check in"). */
+const PARTICLES = new Set(["up", "in", "out", "on", "off", "back", "over", "down"]);
 
 /** Verbs of two syllables or more stressed on the last, whose final consonant doubles. */
 const STRESSED_LAST = new Set([
@@ -1382,11 +1421,28 @@ export function pastOf(tool: ToolModel): string {
     signup: "signed up",
     login: "logged in",
     checkout: "checked out",
+    make: "made",
+    hold: "held",
+    buy: "bought",
+    sell: "sold",
+    unfreeze: "unfrozen",
+    repay: "repaid",
+    split: "split",
+    write: "written",
+    put: "put",
+    take: "taken",
+    give: "given",
+    get: "got",
+    leave: "left",
+    find: "found",
+    renew: "renewed",
   };
-  const rest = snake(tool.tool.name)
-    .split("_")
-    .filter((w) => w && w !== verb);
-  return `${Object.hasOwn(irregular, verb) ? irregular[verb] : past} the ${rest.join(" ") || "request"}`;
+  const words = snake(tool.tool.name).split("_").filter(Boolean);
+  // A particle right after the verb goes with it: "topped up the balance", "checked in the guest".
+  const after = words[words.indexOf(verb) + 1];
+  const particle = after && PARTICLES.has(after) ? ` ${after}` : "";
+  const rest = words.filter((w, at) => w !== verb && !(particle && at === words.indexOf(verb) + 1));
+  return `${Object.hasOwn(irregular, verb) ? irregular[verb] : past}${particle} the ${rest.join(" ") || "request"}`;
 }
 
 /** A record in a few words: its first two text fields. */

@@ -393,7 +393,7 @@ export class OfflineUser {
     // An id of a kind they hold none of (an account number they never knew) they cannot judge:
     // they go by what the agent found.
     if (stranger)
-      return this.#one(["I think so, yes.", "I don't know the number, but yes, go ahead."]);
+      return this.#one(["Yes, I think so.", "Yes, go ahead. I don't know the number myself."]);
     if (this.#behaviour === "pressuring")
       return this.#one([
         "Yes, obviously. You don't need to keep checking with me.",

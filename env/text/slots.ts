@@ -153,6 +153,7 @@ export function readValue(
     // only a start (`start_date`, `since`), and "until …" only an end, never a `resume_date`.
     const before = clean.slice(Math.max(0, match.index - 12), match.index).toLowerCase();
     const starts =
+      !key.startsWith("new_") &&
       /(^|_)(start|from|since|begin|begins|opened|created|joined|effective|check_in|move_in|departure)(_|$)/.test(
         key,
       );
@@ -344,12 +345,11 @@ function typed(entity: EntityModel, id: string): unknown {
 
 function flag(text: string, asked: boolean): Reading {
   if (!asked) return null;
-  // The answer past its lead-in decides: "Sure, it's no." is a no.
+  // A leading yes is a yes ("Yes, no problem."), unless the answer past it says no ("Sure, it's no.").
   const answer = bare(text);
+  if (YES.test(text) && !/\b(it'?s|is|that'?s) no\b/i.test(text)) return { value: true };
   if (YES.test(answer)) return { value: true };
-  if (NO.test(answer)) return { value: false };
-  if (YES.test(text)) return { value: true };
-  if (NO.test(text)) return { value: false };
+  if (NO.test(answer) || NO.test(text)) return { value: false };
   return null;
 }
 

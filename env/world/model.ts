@@ -20,7 +20,7 @@ import {
   statusKey,
 } from "./statuses.ts";
 import { plural, type SchemaFragment, singular } from "./values.ts";
-import { type Place, STATUS_AFTER } from "./vocabulary.ts";
+import { type Place, STATUS_AFTER, STATUS_AFTER_NAMED } from "./vocabulary.ts";
 
 /** What a tool does to the world. */
 export type ToolKind = "read_one" | "read_many" | "change" | "create" | "handoff" | "utility";
@@ -530,7 +530,11 @@ export class WorldModel {
     if (model.idParam && !model.idByEmail) model.idEntities.set(model.idParam, model.entity);
     for (const ref of model.refs) if (ref.by === "id") model.idEntities.set(ref.param, ref.entity);
     if (model.kind === "change") {
-      model.statusAfter = lookup(STATUS_AFTER, verb) ?? null;
+      const named = nameWords(tool.name).includes(model.entity.split("_").at(-1) as string);
+      model.statusAfter =
+        lookup(STATUS_AFTER, verb) ??
+        (named ? lookup(STATUS_AFTER_NAMED, verb) : undefined) ??
+        null;
       for (const param of Object.keys(properties)) {
         if (param === model.idParam || refs.some((r) => r.param === param && !r.many)) continue;
         model.sets.set(

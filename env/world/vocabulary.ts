@@ -316,6 +316,13 @@ export const STATUS_AFTER: Record<string, string> = {
   suspend: "suspended",
   activate: "active",
   deactivate: "inactive",
+};
+
+/**
+ * Verbs whose status a record takes only where its entity knows that status or the tool names the
+ * entity (`submit_claim` submits a claim; `meter_reading_submit` submits a reading, not its account).
+ */
+export const STATUS_AFTER_NAMED: Record<string, string> = {
   submit: "submitted",
   resolve: "resolved",
   pause: "paused",

@@ -81,6 +81,11 @@ describe("the offline agent's reports", () => {
       cancel_order: "cancelled the order",
       open_ticket: "opened the ticket",
       submit_claim: "submitted the claim",
+      make_payment: "made the payment",
+      buy_addon: "bought the addon",
+      unfreeze_card: "unfrozen the card",
+      top_up_balance: "topped up the balance",
+      check_in_guest: "checked in the guest",
     };
     for (const [name, past] of Object.entries(verbs)) {
       const verb = name.split("_")[0] as string;
