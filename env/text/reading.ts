@@ -134,7 +134,7 @@ const scored = new WeakMap<WorldModel, Map<string, readonly IntentScore[]>>();
 
 function scoreIntents(model: WorldModel, text: string): IntentScore[] {
   const words = untypo(text.toLowerCase().replace(QUOTED, " "), model);
-  const scores: { tool: ToolModel; score: number }[] = [];
+  const scores: { tool: ToolModel; score: number; object: boolean }[] = [];
   // Tools of one verb family share their action pattern: its first action is found once.
   // With it, the words right after it: what the action is about ("check my bill").
   const actions: ({ found: RegExpExecArray | null; after: string } | undefined)[] = [];
@@ -159,6 +159,7 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
     const complete = w.rest.length > 0 && covered === w.rest.length;
     const action = found?.[0];
     let named = false;
+    let object = false;
     let wrapped: boolean | undefined;
     if (w.tool.kind === "handoff") {
       // Asked for "a pharmacist", the hand-off to pharmacists beats the one to the general desk.
@@ -174,7 +175,8 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
       if (w.named.some((param) => readValue(model, w.tool, param, text, false))) score++;
       // "check my bill": the thing right after the action is what it is about.
       if (found) {
-        if (w.rest.some((part) => part.test(after))) score++;
+        object = w.rest.some((part) => part.test(after));
+        if (object) score++;
       } else {
         wrapped = w.wrapped?.test(words) === true;
         if (wrapped) score += 2;
@@ -193,10 +195,13 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
       specific ||
       (wrapped ?? w.wrapped?.test(words) === true) ||
       (action !== undefined && complete);
-    if (acted && score >= 2) scores.push({ tool: w.tool, score });
+    if (acted && score >= 2) scores.push({ tool: w.tool, score, object });
   }
-  // Highest first; ties keep the spec's order.
-  return scores.sort((a, b) => b.score - a.score);
+  // Highest first; of two as high, the one the action's object names ("check my invoice … from my
+  // workspace" is about the invoice); other ties keep the spec's order.
+  return scores
+    .sort((a, b) => b.score - a.score || Number(b.object) - Number(a.object))
+    .map(({ tool, score }) => ({ tool, score }));
 }
 
 /** How many of the patterns the text matches. */
@@ -215,10 +220,18 @@ function firstAction(words: string, actions: RegExp): RegExpExecArray | undefine
   for (const m of words.matchAll(actions))
     if (
       words[m.index - 1] !== "-" &&
-      !POSSESSIVE_BEFORE.test(words.slice(Math.max(0, m.index - 8), m.index))
+      !POSSESSIVE_BEFORE.test(words.slice(Math.max(0, m.index - 8), m.index)) &&
+      !inBrackets(words, m.index) &&
+      // "Let's see if this works" wonders; it asks to see nothing.
+      !/^\s+(if|whether)\b/.test(words.slice(m.index + m[0].length))
     )
       return m;
   return undefined;
+}
+
+/** Whether a place in a text is inside brackets: a record's name ("my port (Basalt port request)"), not a request. */
+function inBrackets(text: string, at: number): boolean {
+  return text.lastIndexOf("(", at) > text.lastIndexOf(")", at);
 }
 
 /** Per spec, each one-swap typo of its words, and the word it is a typo of. */

@@ -13,7 +13,7 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "3596bc4b5645d5343e9de1fdbf8c10f698bdd555b1d4665877d588ca43e0a849",
+    rows: "33ac8c5985cbf20c853ec29e2f7681a63a61eb139ca733b7396f5639b0021ac4",
     meta: "132f3c10213aeb6817d34a9b3d93b070ee03e3849667f96984b1b7f57581dcb5",
   },
   "personal-finance": {

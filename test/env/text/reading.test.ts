@@ -55,3 +55,24 @@ describe("asking for a person", () => {
       expect(wantsHuman(text), text).toBe(false);
   });
 });
+
+describe("reading what a request asks for", () => {
+  it("takes no verb inside a record's name in brackets, or in \"let's see if\", for the action", async () => {
+    const telecom = WorldModel.of(await Agent.load("test/fixtures/specs/telecom.json"));
+    expect(
+      intentOf(
+        telecom,
+        "Hi, I'd like to sort out my port request (Basalt port request) from 2026-05-25!",
+      )?.tool.name,
+    ).toBe("get_port_status");
+    expect(intentOf(telecom, "I want to port in my number")?.tool.name).toBe("port_in_number");
+    // "Let's see if…" asks to see nothing; the object of the action decides between two as strong.
+    const saas = WorldModel.of(await Agent.load("test/fixtures/specs/saas-admin.json"));
+    expect(
+      intentOf(
+        saas,
+        "Let's see if this works: I want to check my invoice INV-9746-946172 from my workspace ws_Sd17laUY.",
+      )?.tool.name,
+    ).toBe("get_invoice");
+  });
+});
