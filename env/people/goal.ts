@@ -102,6 +102,7 @@ export function goalOf(world: World, rng: Rng): Goal {
       continue;
     // A hand-off needs what it requires; the rest is the colleague's to ask.
     if (tool.kind === "handoff" && !required.has(param)) continue;
+    const part = moving ? (addressPart(param) as keyof Identity | undefined) : undefined;
     if (held !== undefined) args[param] = typed(schema, held);
     else if (ref?.by === "email") args[param] = world.person.email;
     else if (ref?.many) {
@@ -115,11 +116,8 @@ export function goalOf(world: World, rng: Rng): Goal {
     else if (param === tool.amountParam)
       args[param] = withinBounds(amountFor(world, tool, subject, rng), schema);
     else if (composedByAgent(tool, param)) continue;
-    else if (moving && addressPart(param) && schema.type !== "array" && schema.type !== "object")
-      args[param] = typed(
-        schema,
-        fitDetail(snake(param), moving[addressPart(param) as keyof Identity], schema.pattern),
-      );
+    else if (part && moving && schema.type !== "array" && schema.type !== "object")
+      args[param] = typed(schema, fitDetail(snake(param), moving[part], schema.pattern));
     else if (detail !== undefined && schema.type !== "array" && schema.type !== "object")
       args[param] = typed(schema, fitDetail(snake(param), detail, schema.pattern));
     else if (Array.isArray(schema.enum) && schema.enum.length > 0)

@@ -635,10 +635,7 @@ class ScriptedSession implements AgentSession {
       // An id a call took and the world did not refuse is a real one, whatever the answer shows.
       for (const [param, entity] of tool.idEntities) {
         const value = this.#args.get(param);
-        if (value === undefined) continue;
-        const seen = this.#seen.get(entity) ?? new Set();
-        seen.add(String(value));
-        this.#seen.set(entity, seen);
+        if (value !== undefined) this.#saw(entity, String(value));
       }
     }
     if (body) this.#lastBody = body;
@@ -860,9 +857,7 @@ class ScriptedSession implements AgentSession {
       for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
         const entity = fields.get(key);
         if (entity && (typeof v === "string" || typeof v === "number")) {
-          const seen = this.#seen.get(entity.name) ?? new Set();
-          seen.add(String(v));
-          this.#seen.set(entity.name, seen);
+          this.#saw(entity.name, String(v));
           const status = (value as Record<string, unknown>).status;
           if (reads && entity === own && typeof status === "string")
             this.#statusSeen.set(`${entity.name} ${String(v)}`, status);
@@ -895,9 +890,14 @@ class ScriptedSession implements AgentSession {
       for (const [param, name] of tool.idEntities)
         if (name === entity.name && !this.#args.has(param))
           this.#args.set(param, entity.idFormat.numeric ? Number(id) : id);
-    const seen = this.#seen.get(entity.name) ?? new Set();
+    this.#saw(entity.name, id);
+  }
+
+  /** Notes an id of an entity as real: a tool showed it or took it. */
+  #saw(entity: string, id: string): void {
+    const seen = this.#seen.get(entity) ?? new Set();
     seen.add(id);
-    this.#seen.set(entity.name, seen);
+    this.#seen.set(entity, seen);
   }
 
   /** After listing the person's records to find the one they mean: the best match on their own words, or ask which. */
@@ -1350,11 +1350,8 @@ function recordsOf(body: Record<string, unknown>): Record<string, unknown>[] {
 
 /** The tool's action in words: `cancel_pending_order` → "cancel the pending order". */
 function verbPhrase(tool: ToolModel): string {
-  const words = snake(tool.tool.name).split("_").filter(Boolean);
   const verb = tool.verb;
-  const after = words[words.indexOf(verb) + 1];
-  const particle = after && PARTICLES.has(after) ? ` ${after}` : "";
-  const rest = words.filter((w, at) => w !== verb && !(particle && at === words.indexOf(verb) + 1));
+  const { particle, rest } = nameParts(tool);
   const said = lookup(SPLIT_VERBS, verb) ?? verb;
   // "escalate to account manager", not "escalate the to account manager".
   const object =
@@ -1377,6 +1374,18 @@ const SPLIT_VERBS: Record<string, string> = {
 
 /** Words after a verb that belong to it ("top up", "check in"). */
 const PARTICLES = new Set(["up", "in", "out", "on", "off", "back", "over", "down"]);
+
+/**
+ * A tool name's words past its verb: a particle right after the verb goes with it ("topped up the
+ * balance", "check in the guest"), the rest name what it acts on.
+ */
+function nameParts(tool: ToolModel): { particle: string; rest: string[] } {
+  const words = snake(tool.tool.name).split("_").filter(Boolean);
+  const at = words.indexOf(tool.verb);
+  const after = words[at + 1];
+  const particle = after && PARTICLES.has(after) ? ` ${after}` : "";
+  return { particle, rest: words.filter((w, i) => w !== tool.verb && !(particle && i === at + 1)) };
+}
 
 /** Verbs of two syllables or more stressed on the last, whose final consonant doubles. */
 const STRESSED_LAST = new Set([
@@ -1437,11 +1446,7 @@ export function pastOf(tool: ToolModel): string {
     find: "found",
     renew: "renewed",
   };
-  const words = snake(tool.tool.name).split("_").filter(Boolean);
-  // A particle right after the verb goes with it: "topped up the balance", "checked in the guest".
-  const after = words[words.indexOf(verb) + 1];
-  const particle = after && PARTICLES.has(after) ? ` ${after}` : "";
-  const rest = words.filter((w, at) => w !== verb && !(particle && at === words.indexOf(verb) + 1));
+  const { particle, rest } = nameParts(tool);
   return `${Object.hasOwn(irregular, verb) ? irregular[verb] : past}${particle} the ${rest.join(" ") || "request"}`;
 }
 
