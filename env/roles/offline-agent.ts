@@ -16,7 +16,7 @@ import { fnv1a } from "../util/hash.ts";
 import { keyed, lookup } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { errorIn, parsedJson } from "../util/parsed.ts";
-import { regexLiteral } from "../util/regex.ts";
+import { replaceStandalone } from "../util/regex.ts";
 import { identityKey } from "../world/identity.ts";
 import { type EntityModel, propertiesOf, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
@@ -271,10 +271,7 @@ class ScriptedSession implements AgentSession {
           // A value given for what was asked is not also another detail (a birth date no reading date).
           for (const said of [read.value].flat())
             if ((typeof said === "string" || typeof said === "number") && String(said).length >= 3)
-              unclaimed = unclaimed.replace(
-                new RegExp(`(?<![\\w-])${regexLiteral(String(said))}(?![\\w-])`, "g"),
-                " ",
-              );
+              unclaimed = replaceStandalone(unclaimed, String(said), " ");
         }
       }
       // No answer, and the request said again in other words: the agent had it wrong.

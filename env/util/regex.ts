@@ -5,6 +5,36 @@ export function regexLiteral(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+/** Whether a character is a word character (`\\w`) or a hyphen. */
+function joins(code: number): boolean {
+  return (
+    (code >= 48 && code <= 57) ||
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    code === 95 ||
+    code === 45
+  );
+}
+
+/**
+ * `text` with every stand-alone `value` (no word character or hyphen on either side) replaced by
+ * `by`: what `(?<![\\w-])value(?![\\w-])` would replace, found without compiling a pattern for
+ * each value (a value is new to every conversation, and V8 compiles each new pattern anew).
+ */
+export function replaceStandalone(text: string, value: string, by: string): string {
+  if (value === "") return text;
+  let out = "";
+  let from = 0;
+  for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
+    const end = at + value.length;
+    if (at < from || (at > 0 && joins(text.charCodeAt(at - 1))) || joins(text.charCodeAt(end)))
+      continue;
+    out += text.slice(from, at) + by;
+    from = end;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
 /** A spec's pattern that cannot be matched in linear time, or is no regular expression at all. */
 export class PatternError extends Error {
   override name = "PatternError";
