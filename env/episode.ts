@@ -1,6 +1,5 @@
 import {
   type AssistantMessage,
-  AssistantMessageSchema,
   type ChatMessage,
   type CheckedGrade,
   type ConductFinding,
@@ -9,6 +8,7 @@ import {
   type EpisodeDriver,
   type Goal,
   type Observation,
+  parseAssistantMessage,
   type ResetRequest,
   ResetRequestSchema,
   type Row,
@@ -261,7 +261,7 @@ export class Episode implements EpisodeDriver {
     const world = this.#world;
     if (!world) throw new EpisodeError("step before reset: call reset() first");
     if (this.#done) throw new EpisodeError("the episode is over: call reset() to start another");
-    const parsed = AssistantMessageSchema.safeParse(message);
+    const parsed = parseAssistantMessage(message);
     if (!parsed.success) throw new InputError("assistant message", issuesOf(parsed.error, message));
     const assistant: AssistantMessage = parsed.data;
     const problems = this.#refusals(assistant);

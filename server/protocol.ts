@@ -4,6 +4,7 @@ import {
   CLIENT_MESSAGE_TYPES,
   type ClientMessage,
   ClientMessageSchema,
+  plainStepMessage,
   type RequestId,
   RequestIdSchema,
   type ServerMessage,
@@ -64,6 +65,8 @@ export function decodeFrame(frame: Buffer | string, encoding: Encoding): Decoded
         `Unknown message type: ${shown(type)}; expected one of ${CLIENT_MESSAGE_TYPES.join(", ")}`,
       ),
     };
+  const plain = plainStepMessage(record);
+  if (plain !== null) return { ok: true, message: plain };
   const parsed = ClientMessageSchema.safeParse(record);
   if (!parsed.success)
     return {

@@ -75,6 +75,73 @@ export const AssistantMessageSchema = z
   });
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
 
+/** Whether a value is an object as JSON reads one: a plain `{}`, not an array or a class's instance. */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
+  );
+}
+
+/** Whether every own key of `value` is one of `allowed`. */
+function keysWithin(value: object, allowed: ReadonlySet<string>): boolean {
+  for (const key of Object.keys(value)) if (!allowed.has(key)) return false;
+  return true;
+}
+
+const MESSAGE_KEYS = new Set(["role", "content", "tool_calls"]);
+const CALL_KEYS = new Set(["id", "type", "function"]);
+const FUNCTION_KEYS = new Set(["name", "arguments"]);
+
+/** A tool call exactly as {@link ToolCallSchema} returns it, or null when it is anything else. */
+function plainToolCall(value: unknown): ToolCall | null {
+  if (!isPlainObject(value) || !keysWithin(value, CALL_KEYS)) return null;
+  const { id, type, function: called } = value;
+  if (typeof id !== "string" || id.length === 0 || type !== "function") return null;
+  if (!isPlainObject(called) || !keysWithin(called, FUNCTION_KEYS)) return null;
+  const { name, arguments: args } = called;
+  if (typeof name !== "string" || name.length === 0 || typeof args !== "string") return null;
+  return { id, type, function: { name, arguments: args } };
+}
+
+/**
+ * The usual assistant message (its role, text and tool calls, nothing else) read without zod: the
+ * object `AssistantMessageSchema.parse` returns for it, or null for any other value, which the
+ * schema then reads and says what is wrong with. A live server reads one on every step, where the
+ * schema's general machinery cost a sixth of the CPU a step took.
+ */
+export function plainAssistantMessage(value: unknown): AssistantMessage | null {
+  if (!isPlainObject(value) || !keysWithin(value, MESSAGE_KEYS) || value.role !== "assistant")
+    return null;
+  const message: AssistantMessage = { role: "assistant" };
+  if ("content" in value) {
+    const { content } = value;
+    if (typeof content !== "string" && content !== null) return null;
+    message.content = content;
+  }
+  if ("tool_calls" in value) {
+    const listed = value.tool_calls;
+    if (!Array.isArray(listed)) return null;
+    const calls: ToolCall[] = [];
+    for (let i = 0; i < listed.length; i++) {
+      const call = plainToolCall(listed[i]);
+      if (call === null) return null;
+      calls.push(call);
+    }
+    message.tool_calls = calls;
+  }
+  return (message.content ?? "").length > 0 || (message.tool_calls ?? []).length > 0
+    ? message
+    : null;
+}
+
+/** An assistant message checked by {@link AssistantMessageSchema}: the usual one at once, any other by the schema. */
+export function parseAssistantMessage(
+  value: unknown,
+): ReturnType<typeof AssistantMessageSchema.safeParse> {
+  const plain = plainAssistantMessage(value);
+  return plain === null ? AssistantMessageSchema.safeParse(value) : { success: true, data: plain };
+}
+
 /** A tool's answer, as the agent sees it. */
 export const ToolMessageSchema = z.object({
   role: z.literal("tool"),

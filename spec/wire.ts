@@ -89,6 +89,30 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
+const STEP_KEYS = new Set(["type", "data", "id"]);
+
+/**
+ * The usual `step` (its type, its message and perhaps an id, nothing else) read without zod: the
+ * object `ClientMessageSchema.parse` returns for it, or null for anything else, which the schema
+ * then reads. Most frames a live server reads are these.
+ */
+export function plainStepMessage(record: Record<string, unknown>): ClientMessage | null {
+  if (record.type !== "step") return null;
+  for (const key of Object.keys(record)) if (!STEP_KEYS.has(key)) return null;
+  const { data, id } = record;
+  if (typeof data !== "object" || data === null || Object.getPrototypeOf(data) !== Object.prototype)
+    return null;
+  const keys = Object.keys(data);
+  if (keys.length !== 1 || keys[0] !== "message") return null;
+  const message = (data as { message: unknown }).message;
+  if (message === undefined) return null;
+  if (!("id" in record)) return { type: "step", data: { message } };
+  const plainId =
+    (typeof id === "string" && id.length <= 128) ||
+    (typeof id === "number" && Number.isSafeInteger(id));
+  return plainId ? { type: "step", data: { message }, id: id as RequestId } : null;
+}
+
 /** A reset or step result on the wire: the episode's result, and at reset the session's id (for `resume`). */
 export const ObservationDataSchema = StepResultSchema.extend({
   session_id: z.string().optional(),
