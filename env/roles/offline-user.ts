@@ -28,6 +28,8 @@ const ROLE_WORDS = new Set([
   "sender",
   "new",
 ]);
+/** Each direction word as a whole word, compiled once. */
+const ROLE_WORD_PATTERNS = new Map([...ROLE_WORDS].map((w) => [w, new RegExp(`\\b${w}\\b`)]));
 /** How a question names a parameter: its spoken name, or all its telling words (`from_account_id` → account). */
 const askedWords = memoized((param) => ({
   spoken: spokenWords(snake(param)),
@@ -223,7 +225,7 @@ export class OfflineUser {
     const directed = asked.filter((param) =>
       snake(param)
         .split("_")
-        .some((w) => ROLE_WORDS.has(w) && new RegExp(`\\b${w}\\b`).test(lower)),
+        .some((w) => ROLE_WORD_PATTERNS.get(w)?.test(lower) === true),
     );
     if (directed.length > 0)
       asked.splice(

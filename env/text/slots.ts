@@ -1,4 +1,5 @@
 import { keyed } from "../util/lookup.ts";
+import { memoized } from "../util/memo.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { lastTokenMatch, linearPattern, regexLiteral } from "../util/regex.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
@@ -288,18 +289,20 @@ function unclaimedFigures(tool: ToolModel, param: string, text: string): string[
     .filter((figure) => !claimed.has(figure));
 }
 
-/** The value after a detail's label, up to the next comma or semicolon. */
-function labelledValue(param: string, text: string): string | null {
+/** A detail's label followed by its value, compiled once per parameter name. */
+const labelPattern = memoized((param) => {
   const labels = labelsOf(param)
     .sort((a, b) => b.length - a.length)
     .map((l) => regexLiteral(l).replace(/ /g, "\\s+"));
   // "item ids" is not the label inside "new item ids": a direction word before it makes another one.
   const qualified = new RegExp(`^(${QUALIFIERS})_`).test(snake(param));
   const guard = qualified ? "" : `(?<!\\b(?:${QUALIFIERS})\\s)`;
-  const match = new RegExp(
-    `${guard}\\b(?:${labels.join("|")})\\b[:\\s]+([^,;\\n]{1,200})`,
-    "i",
-  ).exec(text);
+  return new RegExp(`${guard}\\b(?:${labels.join("|")})\\b[:\\s]+([^,;\\n]{1,200})`, "i");
+});
+
+/** The value after a detail's label, up to the next comma or semicolon. */
+function labelledValue(param: string, text: string): string | null {
+  const match = labelPattern(param).exec(text);
   if (!match) return null;
   // "I don't have the member id to hand": the label is named, its value is not given.
   if (WITHOUT.test(text.slice(Math.max(0, match.index - 40), match.index))) return null;
@@ -354,12 +357,13 @@ function flag(text: string, asked: boolean): Reading {
 }
 
 /** An enum value as the person may write it: `no_longer_needed` as "no longer needed". */
-function enumWord(value: string): RegExp {
-  return new RegExp(
-    `(^|[^a-z0-9])${regexLiteral(value.toLowerCase()).replace(/[_\s-]+/g, "[ _-]")}($|[^a-z0-9])`,
-    "i",
-  );
-}
+const enumWord = memoized(
+  (value) =>
+    new RegExp(
+      `(^|[^a-z0-9])${regexLiteral(value.toLowerCase()).replace(/[_\s-]+/g, "[ _-]")}($|[^a-z0-9])`,
+      "i",
+    ),
+);
 
 /**
  * Objects from "label value" pairs: "flight number BC1234, date 2026-07-02", several of them
