@@ -14,9 +14,9 @@ export interface HeldThreadSetup {
   folder: string;
 }
 
-/** A finished episode's row to hold, the report page asked for, or a freeze. */
+/** Finished episodes' rows to hold (oldest first), the report page asked for, or a freeze. */
 export type HeldMessage =
-  | { kind: "add"; line: string }
+  | { kind: "add"; lines: string[] }
   | { kind: "report"; ask: number; conversations?: number }
   | { kind: "freeze"; ask: number; request: FreezeRequest };
 

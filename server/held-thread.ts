@@ -25,7 +25,7 @@ let shown: { version: number; conversations?: number; page: Promise<string> } | 
 
 port.on("message", (message: HeldMessage) => {
   if (message.kind === "add") {
-    finished.addLine(message.line);
+    for (const line of message.lines) finished.addLine(line);
     return;
   }
   // Inside a promise: what the work throws is answered, and never stops the thread.

@@ -167,9 +167,10 @@ describe("the held-episodes thread", () => {
     const warned = vi.spyOn(process, "emitWarning").mockImplementation(() => {});
     const held = await HeldEpisodes.start(setupOf({}));
     try {
-      const owed = held.freeze({ name: "lost.jsonl" });
-      // Only JSON lines are ever sent: anything else stops the thread, as a crash would.
+      // Only JSON lines are ever sent: anything else stops the thread, as a crash would. The rows
+      // waiting go before the freeze, so the thread stops on them with the freeze owed.
       held.addLine(42 as unknown as string);
+      const owed = held.freeze({ name: "lost.jsonl" });
       await expect(owed).rejects.toThrow(/the held-episodes thread stopped/);
       // Nothing is under way any more: a closing server does not wait out its grace for it.
       await held.settle(60_000);
