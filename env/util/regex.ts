@@ -27,7 +27,12 @@ export function replaceStandalone(text: string, value: string, by: string): stri
   let from = 0;
   for (let at = text.indexOf(value); at >= 0; at = text.indexOf(value, at + 1)) {
     const end = at + value.length;
-    if (at < from || (at > 0 && joins(text.charCodeAt(at - 1))) || joins(text.charCodeAt(end)))
+    // Read within the text only: an index past its end would cost the optimised code its speed.
+    if (
+      at < from ||
+      (at > 0 && joins(text.charCodeAt(at - 1))) ||
+      (end < text.length && joins(text.charCodeAt(end)))
+    )
       continue;
     out += text.slice(from, at) + by;
     from = end;
