@@ -8,17 +8,18 @@ import { promisify } from "node:util";
 import { WebSocketServer } from "ws";
 import {
   Agent,
-  type Episode,
+  Episode,
   OfflineWriter,
   offlineUser,
   Planner,
   rowJson,
   SituationPool,
 } from "../env/index.ts";
+import { copyData } from "../env/util/copy.ts";
 import { dealtEpisode, Engine } from "../server/engine.ts";
 import { HeldEpisodes } from "../server/held-episodes.ts";
 import { type ServerHandle, serve } from "../server/index.ts";
-import { DEFAULTS, SERVE_DEFAULTS } from "../spec/index.ts";
+import { DEFAULTS, type Row, SERVE_DEFAULTS, type StepResult } from "../spec/index.ts";
 import { benchTurn, endsEpisode, RESET_FRAME, stepFrame } from "./server-turns.ts";
 
 const spawnLoad = promisify(execFile);
@@ -305,6 +306,53 @@ async function warmServer(threads: number, freezeDir: string): Promise<ServerHan
   return server;
 }
 
+/**
+ * An episode that plays back one recorded episode of the retail example (its reset and step results,
+ * and its row), with no person, world or grading behind it: a server around it costs what the
+ * envelope, sessions, outbox, held rows and sockets cost, and nothing of the episodes.
+ */
+async function replayingEpisodes(): Promise<(agent: Agent, situations: SituationPool) => Episode> {
+  const recorded = (await dealer())();
+  const results: StepResult[] = [await recorded.reset()];
+  for (let turn = 1; !results[results.length - 1]?.done; turn++)
+    results.push(await recorded.step(benchTurn(turn)));
+  const row = recorded.row();
+  class Replayed extends Episode {
+    #at = 0;
+    override async reset(): Promise<StepResult> {
+      this.#at = 0;
+      return copyData(results[0] as StepResult);
+    }
+    override async step(): Promise<StepResult> {
+      this.#at++;
+      return copyData(results[this.#at] as StepResult);
+    }
+    override get done(): boolean {
+      return this.#at >= results.length - 1;
+    }
+    override row(): Row {
+      return row;
+    }
+  }
+  return (agent, situations) => new Replayed({ spec: agent, situations });
+}
+
+/** A server (episodes on the main thread) around {@link replayingEpisodes}, warmed as {@link warmServer} warms. */
+async function replayingServer(freezeDir: string): Promise<ServerHandle> {
+  const replayed = await replayingEpisodes();
+  const server = await serve(SPEC, {
+    port: 0,
+    maxSessions: 4096,
+    stepRate: 1e9,
+    maxTurns: 1000,
+    idleTtl: 1,
+    freezeDir,
+    createEpisode: ({ agent, situations }) => replayed(agent, situations),
+  });
+  await load(server.wsUrl, 64, WARM_UP_SECONDS);
+  return server;
+}
+
 /** One load of `sessions` on a running server, with the server's step histogram for that load alone. */
 async function measureServer(server: ServerHandle, sessions: number): Promise<Best> {
   const metrics = async () => (await fetch(`${server.url}/metrics`)).text();
@@ -355,8 +403,10 @@ const rate = (measured: Measured) => measured.steps / measured.seconds;
  * sessions (offline person and world), with the episodes on the main thread and on one engine
  * thread per core, beside a raw `ws` echo server measured in the same run by the same client;
  * prints the ratio. At 64 sessions, also an echo server that first spends the engine alone's CPU
- * a step: the most any server of this engine could serve here. Both servers run through every
- * size, warmed first; the server-side figures (from /metrics) are each load's alone.
+ * a step: the most any server of this engine could serve here, and the server around episodes that
+ * replay a recorded one: what its envelope, sessions and sockets leave of the echo's rate. Both
+ * servers run through every size, warmed first; the server-side figures (from /metrics) are each
+ * load's alone.
  */
 export async function run(): Promise<void> {
   const echo = new WebSocketServer({ port: 0, host: "127.0.0.1", perMessageDeflate: false });
@@ -384,6 +434,7 @@ export async function run(): Promise<void> {
   const servers = {
     main: await warmServer(0, freezeDir),
     threads: await warmServer(THREADS, freezeDir),
+    replaying: await replayingServer(freezeDir),
   };
   try {
     for (const sessions of SESSIONS) {
@@ -393,7 +444,8 @@ export async function run(): Promise<void> {
         threads: Best | null;
         echo: Measured | null;
         working: Measured | null;
-      } = { main: null, threads: null, echo: null, working: null };
+        replaying: Measured | null;
+      } = { main: null, threads: null, echo: null, working: null, replaying: null };
       for (let attempt = 0; attempt < TRIES; attempt++) {
         for (const key of ["main", "threads"] as const) {
           const measured = await measureServer(servers[key], sessions);
@@ -405,6 +457,8 @@ export async function run(): Promise<void> {
         if (sessions !== 64) continue;
         const worked = await load(working.url, sessions);
         if (!best.working || rate(worked) > rate(best.working)) best.working = worked;
+        const replayed = await load(servers.replaying.wsUrl, sessions);
+        if (!best.replaying || rate(replayed) > rate(best.replaying)) best.replaying = replayed;
       }
       const raw = best.echo;
       if (!best.main || !best.threads || !raw) throw new Error("no run measured");
@@ -435,6 +489,10 @@ export async function run(): Promise<void> {
         console.log(
           `  ${" ".repeat(8)} | the echo server spending the engine alone's CPU a step (${(1e6 / bare).toFixed(0)} µs) before each echo: ${ceiling.toFixed(0)} frames/s, ratio ${(ceiling / rate(raw)).toFixed(2)}, the most a server of this engine reaches here; rehearse has ${((rate(best.main.load) / ceiling) * 100).toFixed(0)}% of it, ${((rate(best.threads.load) / ceiling) * 100).toFixed(0)}% with engine threads; CPU a frame, server / client ${cpuPerFrame(best.working)}`,
         );
+        if (best.replaying)
+          console.log(
+            `  ${" ".repeat(8)} | the server around episodes that replay a recorded one (no person, world or grading): ${rate(best.replaying).toFixed(0)} steps/s, ratio ${(rate(best.replaying) / rate(raw)).toFixed(2)}, what the envelope, sessions, held rows and sockets leave of the echo's rate; CPU a frame, server / client ${cpuPerFrame(best.replaying)}`,
+          );
         console.log(`  goal at 64 sessions: ${goals.join("; ")}`);
       }
     }
@@ -445,7 +503,7 @@ export async function run(): Promise<void> {
       );
     }
   } finally {
-    await Promise.all([servers.main.close(), servers.threads.close()]);
+    await Promise.all([servers.main.close(), servers.threads.close(), servers.replaying.close()]);
     working.close();
     await rm(freezeDir, { recursive: true, force: true });
     for (const socket of echo.clients) socket.terminate();
