@@ -18,7 +18,7 @@ import {
 import { copyData } from "../env/util/copy.ts";
 import { dealtEpisode, Engine } from "../server/engine.ts";
 import { HeldEpisodes } from "../server/held-episodes.ts";
-import { type ServerHandle, serve } from "../server/index.ts";
+import { type ServeOptions, type ServerHandle, serve } from "../server/index.ts";
 import { DEFAULTS, type Row, SERVE_DEFAULTS, type StepResult } from "../spec/index.ts";
 import { benchTurn, endsEpisode, RESET_FRAME, stepFrame } from "./server-turns.ts";
 
@@ -288,19 +288,23 @@ interface Best {
 }
 
 /**
- * A server with `threads` engine threads, warmed by a load of {@link WARM_UP_SECONDS}: each engine
- * thread compiles its hot code anew, as a server that runs for hours has long done. Sessions left
- * by a load expire a second after it, so every load finds the slots free.
+ * A server with `threads` engine threads (or around the episodes `createEpisode` makes), warmed by
+ * a load of {@link WARM_UP_SECONDS}: each engine thread compiles its hot code anew, as a server that
+ * runs for hours has long done. Sessions left by a load expire a second after it, so every load
+ * finds the slots free.
  */
-async function warmServer(threads: number, freezeDir: string): Promise<ServerHandle> {
+async function warmServer(
+  freezeDir: string,
+  setting: Pick<ServeOptions, "threads" | "createEpisode">,
+): Promise<ServerHandle> {
   const server = await serve(SPEC, {
     port: 0,
     maxSessions: 4096,
     stepRate: 1e9,
     maxTurns: 1000,
     idleTtl: 1,
-    threads,
     freezeDir,
+    ...setting,
   });
   await load(server.wsUrl, 64, WARM_UP_SECONDS);
   return server;
@@ -311,7 +315,7 @@ async function warmServer(threads: number, freezeDir: string): Promise<ServerHan
  * and its row), with no person, world or grading behind it: a server around it costs what the
  * envelope, sessions, outbox, held rows and sockets cost, and nothing of the episodes.
  */
-async function replayingEpisodes(): Promise<(agent: Agent, situations: SituationPool) => Episode> {
+async function replayingEpisodes(): Promise<NonNullable<ServeOptions["createEpisode"]>> {
   const recorded = (await dealer())();
   const results: StepResult[] = [await recorded.reset()];
   for (let turn = 1; !results[results.length - 1]?.done; turn++)
@@ -334,23 +338,7 @@ async function replayingEpisodes(): Promise<(agent: Agent, situations: Situation
       return row;
     }
   }
-  return (agent, situations) => new Replayed({ spec: agent, situations });
-}
-
-/** A server (episodes on the main thread) around {@link replayingEpisodes}, warmed as {@link warmServer} warms. */
-async function replayingServer(freezeDir: string): Promise<ServerHandle> {
-  const replayed = await replayingEpisodes();
-  const server = await serve(SPEC, {
-    port: 0,
-    maxSessions: 4096,
-    stepRate: 1e9,
-    maxTurns: 1000,
-    idleTtl: 1,
-    freezeDir,
-    createEpisode: ({ agent, situations }) => replayed(agent, situations),
-  });
-  await load(server.wsUrl, 64, WARM_UP_SECONDS);
-  return server;
+  return ({ agent, situations }) => new Replayed({ spec: agent, situations });
 }
 
 /** One load of `sessions` on a running server, with the server's step histogram for that load alone. */
@@ -432,9 +420,12 @@ export async function run(): Promise<void> {
   const working = await workingEcho(1e6 / bare);
   const freezeDir = await mkdtemp(join(tmpdir(), "rehearse-bench-freeze-"));
   const servers = {
-    main: await warmServer(0, freezeDir),
-    threads: await warmServer(THREADS, freezeDir),
-    replaying: await replayingServer(freezeDir),
+    main: await warmServer(freezeDir, { threads: 0 }),
+    threads: await warmServer(freezeDir, { threads: THREADS }),
+    replaying: await warmServer(freezeDir, {
+      threads: 0,
+      createEpisode: await replayingEpisodes(),
+    }),
   };
   try {
     for (const sessions of SESSIONS) {

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { z } from "zod";
 import {
   AssistantMessageSchema,
   ClientMessageSchema,
@@ -56,23 +57,34 @@ const message = shape({
   tool_calls: near(fc.array(call, { maxLength: 3 })),
 });
 
+/**
+ * Over 5,000 values: each one `plain` reads is one the schema takes, read into the same object (key
+ * order included); and the values reach the usual shape often enough for that to mean something.
+ */
+function agreesWithSchema<T extends Record<string, unknown>>(
+  values: fc.Arbitrary<T>,
+  plain: (value: T) => unknown,
+  schema: z.ZodType,
+): void {
+  let read = 0;
+  fc.assert(
+    fc.property(values, (value) => {
+      const fast = plain(value);
+      if (fast === null) return;
+      read++;
+      const parsed = schema.safeParse(value);
+      expect(parsed.success).toBe(true);
+      expect(text(fast)).toBe(text(parsed.data));
+      expect(fast).toEqual(parsed.data);
+    }),
+    { numRuns: 5000 },
+  );
+  expect(read).toBeGreaterThan(50);
+}
+
 describe("plainAssistantMessage", () => {
   it("returns what the schema returns, or leaves the message to the schema", () => {
-    let read = 0;
-    fc.assert(
-      fc.property(message, (value) => {
-        const plain = plainAssistantMessage(value);
-        if (plain === null) return;
-        read++;
-        const parsed = AssistantMessageSchema.safeParse(value);
-        expect(parsed.success).toBe(true);
-        expect(text(plain)).toBe(text(parsed.data));
-        expect(plain).toEqual(parsed.data);
-      }),
-      { numRuns: 5000 },
-    );
-    // The generator reaches the usual shape often enough for the comparison to mean something.
-    expect(read).toBeGreaterThan(50);
+    agreesWithSchema(message, plainAssistantMessage, AssistantMessageSchema);
   });
 
   it("reads the usual messages itself, copying them", () => {
@@ -101,20 +113,7 @@ describe("plainStepMessage", () => {
   });
 
   it("returns what the envelope's schema returns, or leaves the frame to it", () => {
-    let read = 0;
-    fc.assert(
-      fc.property(frame, (record) => {
-        const plain = plainStepMessage(record);
-        if (plain === null) return;
-        read++;
-        const parsed = ClientMessageSchema.safeParse(record);
-        expect(parsed.success).toBe(true);
-        expect(text(plain)).toBe(text(parsed.data));
-        expect(plain).toEqual(parsed.data);
-      }),
-      { numRuns: 5000 },
-    );
-    expect(read).toBeGreaterThan(50);
+    agreesWithSchema(frame, plainStepMessage, ClientMessageSchema);
   });
 
   it("reads the usual step itself", () => {
