@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isPlainObject, keysWithin } from "./plain.ts";
 
 /** A tool call as an assistant message carries it (OpenAI chat format; arguments are a JSON string). */
 export const ToolCallSchema = z.object({
@@ -74,19 +75,6 @@ export const AssistantMessageSchema = z
     message: "expected text content or at least one tool call",
   });
 export type AssistantMessage = z.infer<typeof AssistantMessageSchema>;
-
-/** Whether a value is an object as JSON reads one: a plain `{}`, not an array or a class's instance. */
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return (
-    typeof value === "object" && value !== null && Object.getPrototypeOf(value) === Object.prototype
-  );
-}
-
-/** Whether every own key of `value` is one of `allowed`. */
-function keysWithin(value: object, allowed: ReadonlySet<string>): boolean {
-  for (const key of Object.keys(value)) if (!allowed.has(key)) return false;
-  return true;
-}
 
 const MESSAGE_KEYS = new Set(["role", "content", "tool_calls"]);
 const CALL_KEYS = new Set(["id", "type", "function"]);

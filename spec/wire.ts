@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ResetRequestSchema, StepResultSchema } from "./episode.ts";
 import { CheckSchema, GradeSchema } from "./grade.ts";
 import { AssistantMessageSchema } from "./messages.ts";
+import { isPlainObject, keysWithin } from "./plain.ts";
 
 /**
  * The environment server's wire contract: OpenEnv's WebSocket envelope (`reset` / `step` /
@@ -90,6 +91,7 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 
 const STEP_KEYS = new Set(["type", "data", "id"]);
+const MESSAGE_ONLY = new Set(["message"]);
 
 /**
  * The usual `step` (its type, its message and perhaps an id, nothing else) read without zod: the
@@ -97,14 +99,10 @@ const STEP_KEYS = new Set(["type", "data", "id"]);
  * then reads. Most frames a live server reads are these.
  */
 export function plainStepMessage(record: Record<string, unknown>): ClientMessage | null {
-  if (record.type !== "step") return null;
-  for (const key of Object.keys(record)) if (!STEP_KEYS.has(key)) return null;
+  if (record.type !== "step" || !keysWithin(record, STEP_KEYS)) return null;
   const { data, id } = record;
-  if (typeof data !== "object" || data === null || Object.getPrototypeOf(data) !== Object.prototype)
-    return null;
-  const keys = Object.keys(data);
-  if (keys.length !== 1 || keys[0] !== "message") return null;
-  const message = (data as { message: unknown }).message;
+  if (!isPlainObject(data) || !keysWithin(data, MESSAGE_ONLY)) return null;
+  const { message } = data;
   if (message === undefined) return null;
   if (!("id" in record)) return { type: "step", data: { message } };
   const plainId =
