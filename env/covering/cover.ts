@@ -5,17 +5,12 @@ import type { PairSpace } from "./space.ts";
 export const INVALID = Number.POSITIVE_INFINITY;
 
 /**
- * A growing set of rows and, for every pair, how many rows hold it. Keeps the list of target pairs
+ * A growing set of rows and, for every pair, which rows hold it. Keeps the list of target pairs
  * no row holds yet (O(1) add and remove) and, per axis value, how many of those it is part of.
  */
 export class Cover {
   readonly space: PairSpace;
   readonly target: Uint8Array;
-  /**
-   * Per pair p, how many rows hold it (at 2p) and the XOR of those rows' numbers (at 2p + 1): the
-   * row itself when one does. Side by side, a move touches one cache line per pair.
-   */
-  readonly #held: Int32Array;
   /** Uncovered target pairs, unordered; `position[p]` is p's slot or −1. */
   readonly uncovered: Int32Array;
   readonly position: Int32Array;
@@ -41,6 +36,8 @@ export class Cover {
   /** Per row and axis (at `r * k + c`): the row's pairs on that axis that no other row holds. */
   #unique: Int32Array;
   rows: Int32Array;
+  /** Per row and axis, like {@link Cover.rows}: the cell's value as one number, `valueBase[axis] + value`. */
+  #cells: Int32Array;
   n = 0;
   /**
    * Per axis value, the rows that hold it as a bitset of `words` 32-bit words from
@@ -48,6 +45,12 @@ export class Cover {
    */
   rowBits: Int32Array;
   words = 1;
+  /**
+   * Past 32 rows, per pair p: how many rows hold it (at 2p) and the XOR of their numbers (at
+   * 2p + 1: the row itself when one does). Up to 32 rows a pair's holders are its two values' row
+   * sets ANDed, one word each, which a move reads in less time than it would take to update these.
+   */
+  #held: Int32Array | null = null;
   /**
    * A fingerprint of the cells {@link Cover.set} has changed: within a fixed set of rows, equal
    * fingerprints mean (but for a 2^-32 chance) equal arrays, so a search can tell it is going round.
@@ -57,7 +60,6 @@ export class Cover {
   constructor(space: PairSpace, reach: Reachability) {
     this.space = space;
     this.target = reach.target;
-    this.#held = new Int32Array(2 * space.size);
     this.uncovered = new Int32Array(space.size);
     this.position = new Int32Array(space.size).fill(-1);
     this.valueBase = space.valueBase;
@@ -80,13 +82,18 @@ export class Cover {
     this.#slotB = new Int32Array(space.size);
     for (let p = 0; p < space.size; p++) if (this.target[p] === 1) this.#open(p);
     this.rows = new Int32Array(space.k * 16);
+    this.#cells = new Int32Array(space.k * 16);
     this.#unique = new Int32Array(space.k * 16);
     this.rowBits = new Int32Array(values);
   }
 
   /** How many rows hold pair p. */
   count(p: number): number {
-    return this.#held[2 * p] as number;
+    if (this.#held !== null) return this.#held[2 * p] as number;
+    const { space, valueBase, rowBits } = this;
+    const a = (valueBase[space.axisA[p] as number] as number) + (space.valueA[p] as number);
+    const b = (valueBase[space.axisB[p] as number] as number) + (space.valueB[p] as number);
+    return bitCount((rowBits[a] as number) & (rowBits[b] as number));
   }
 
   /** Value of axis c in row r. */
@@ -102,12 +109,14 @@ export class Cover {
 
   /** Number of target pairs the given full row would cover that no row covers yet. */
   gain(row: Int32Array): number {
-    const { space } = this;
-    const held = this.#held;
+    const { space, valueBase } = this;
     let gained = 0;
     for (let i = 0; i < space.k; i++) {
+      const a = (valueBase[i] as number) + (row[i] as number);
       for (let j = i + 1; j < space.k; j++) {
-        if (held[2 * space.index(i, row[i] as number, j, row[j] as number)] === 0) gained++;
+        const p = space.index(i, row[i] as number, j, row[j] as number);
+        if (this.#holderOf(p, a, (valueBase[j] as number) + (row[j] as number)) === NO_ROW)
+          gained++;
       }
     }
     return gained;
@@ -116,20 +125,24 @@ export class Cover {
   /** Appends a full, valid row. */
   addRow(row: Int32Array): void {
     const k = this.space.k;
-    if ((this.n + 1) * k > this.rows.length) {
-      const grown = new Int32Array(this.rows.length * 2);
-      grown.set(this.rows);
-      this.rows = grown;
-      const unique = new Int32Array(grown.length);
-      unique.set(this.#unique);
-      this.#unique = unique;
-      this.#widenRowBits(Math.ceil(grown.length / k / 32));
+    const r = this.n;
+    if ((r + 1) * k > this.rows.length) {
+      const capacity = this.rows.length * 2;
+      this.rows = grown(this.rows, capacity);
+      this.#cells = grown(this.#cells, capacity);
+      this.#unique = grown(this.#unique, capacity);
     }
-    this.rows.set(row, this.n * k);
-    for (let c = 0; c < k; c++) this.#mark(this.n, c, row[c] as number, true);
-    this.#unique.fill(0, this.n * k, this.n * k + k);
+    if (r === 32 * this.words) {
+      this.#held ??= this.#heldOfRows();
+      this.#resizeRowBits(2 * this.words);
+    }
+    this.rows.set(row, r * k);
+    for (let c = 0; c < k; c++)
+      this.#cells[r * k + c] = (this.valueBase[c] as number) + (row[c] as number);
+    this.#unique.fill(0, r * k, r * k + k);
+    this.#count(r, 1);
+    for (let c = 0; c < k; c++) this.#mark(r, c, row[c] as number, true);
     this.n++;
-    this.#count(this.n - 1, 1);
   }
 
   /** Removes row r; the last row takes its place. */
@@ -145,30 +158,35 @@ export class Cover {
         this.#mark(r, c, this.at(last, c), true);
       }
     }
-    if (r === last) return;
-    this.rows.copyWithin(r * k, last * k, last * k + k);
-    this.#unique.copyWithin(r * k, last * k, last * k + k);
-    // The last row is now row r: the pairs it holds name it by its new number.
-    const { space } = this;
-    for (let i = 0; i < k; i++) {
-      for (let j = i + 1; j < k; j++) {
-        const p = space.index(i, this.at(r, i), j, this.at(r, j));
-        this.#held[2 * p + 1] = (this.#held[2 * p + 1] as number) ^ last ^ r;
+    if (r !== last) {
+      this.rows.copyWithin(r * k, last * k, last * k + k);
+      this.#cells.copyWithin(r * k, last * k, last * k + k);
+      this.#unique.copyWithin(r * k, last * k, last * k + k);
+      const held = this.#held;
+      // The last row is now row r: the pairs it holds name it by its new number.
+      if (held !== null) {
+        const { space } = this;
+        for (let i = 0; i < k; i++) {
+          for (let j = i + 1; j < k; j++) {
+            const p = space.index(i, this.at(r, i), j, this.at(r, j));
+            held[2 * p + 1] = (held[2 * p + 1] as number) ^ last ^ r;
+          }
+        }
       }
+    }
+    if (this.words > 1 && this.n <= 32) {
+      this.#resizeRowBits(1);
+      this.#held = null;
     }
   }
 
   /** Number of pairs in row r that no other row holds. */
   uniquePairs(r: number): number {
-    const { space } = this;
-    const held = this.#held;
+    const k = this.space.k;
     let unique = 0;
-    for (let i = 0; i < space.k; i++) {
-      for (let j = i + 1; j < space.k; j++) {
-        if (held[2 * space.index(i, this.at(r, i), j, this.at(r, j))] === 1) unique++;
-      }
-    }
-    return unique;
+    // Each such pair is counted on both of its axes.
+    for (let c = 0; c < k; c++) unique += this.#unique[r * k + c] as number;
+    return unique / 2;
   }
 
   /**
@@ -177,8 +195,7 @@ export class Cover {
    */
   delta(r: number, c: number, v: number): number {
     const { space, rows } = this;
-    const held = this.#held;
-    const { k, offset, mulOwn, mulOther } = space;
+    const { k } = space;
     const base = r * k;
     if (rows[base + c] === v) return 0;
     // Pairs the row alone holds on axis c are lost whatever v is; the pairs v would make are new
@@ -201,15 +218,12 @@ export class Cover {
       return d;
     }
     const forbidden = space.forbidden;
+    const cells = this.#cells;
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
-      const o = c * k + j;
-      const gained =
-        (offset[o] as number) +
-        (rows[base + j] as number) * (mulOther[o] as number) +
-        v * (mulOwn[o] as number);
+      const gained = space.index(c, v, j, rows[base + j] as number);
       if (forbidden !== null && forbidden[gained] === 1) return INVALID;
-      if (held[2 * gained] === 0) d--;
+      if (this.#holderOf(gained, value, cells[base + j] as number) === NO_ROW) d--;
     }
     return d;
   }
@@ -224,13 +238,66 @@ export class Cover {
 
   /** Sets row r's axis c to v, keeping every counter current. */
   set(r: number, c: number, v: number): void {
+    const { rows } = this;
+    const base = r * this.space.k;
+    const old = rows[base + c] as number;
+    if (old === v) return;
+    if (this.#held === null) this.#moveNarrow(r, c, old, v);
+    else this.#moveWide(this.#held, r, c, old, v);
+    rows[base + c] = v;
+    const value = this.valueBase[c] as number;
+    this.#cells[base + c] = value + v;
+    this.#mark(r, c, old, false);
+    this.#mark(r, c, v, true);
+    this.fingerprint ^= cellKey(r, value + old) ^ cellKey(r, value + v);
+  }
+
+  /**
+   * {@link Cover.set}'s counting up to 32 rows, the search's innermost loop: for each other axis,
+   * the pair with the old value may be left to one row or to none, the pair with the new one may
+   * have one holder more. Each is a word ANDed.
+   */
+  #moveNarrow(r: number, c: number, old: number, v: number): void {
+    const { space, rows, rowBits } = this;
+    const k = space.k;
+    const base = r * k;
+    const value = this.valueBase[c] as number;
+    const cells = this.#cells;
+    const unique = this.#unique;
+    let own = unique[base + c] as number;
+    // The other rows holding the old value, and the rows holding the new one (never r).
+    const withOld = (rowBits[value + old] as number) & ~(1 << r);
+    const withNew = rowBits[value + v] as number;
+    for (let j = 0; j < k; j++) {
+      if (j === c) continue;
+      const partner = rowBits[cells[base + j] as number] as number;
+      const keeper = soleRow(withOld & partner);
+      if (keeper === NO_ROW) {
+        this.#open(space.index(c, old, j, rows[base + j] as number));
+        own--;
+        unique[base + j] = (unique[base + j] as number) - 1;
+      } else if (keeper !== MANY_ROWS) {
+        unique[keeper * k + c] = (unique[keeper * k + c] as number) + 1;
+        unique[keeper * k + j] = (unique[keeper * k + j] as number) + 1;
+      }
+      const sharer = soleRow(withNew & partner);
+      if (sharer === NO_ROW) {
+        this.#close(space.index(c, v, j, rows[base + j] as number));
+        own++;
+        unique[base + j] = (unique[base + j] as number) + 1;
+      } else if (sharer !== MANY_ROWS) {
+        unique[sharer * k + c] = (unique[sharer * k + c] as number) - 1;
+        unique[sharer * k + j] = (unique[sharer * k + j] as number) - 1;
+      }
+    }
+    unique[base + c] = own;
+  }
+
+  /** {@link Cover.set}'s counting past 32 rows: the same, on the pairs' counts. */
+  #moveWide(held: Int32Array, r: number, c: number, old: number, v: number): void {
     const { space, rows } = this;
     const { k, offset, mulOwn, mulOther } = space;
     const base = r * k;
-    const old = rows[base + c] as number;
-    if (old === v) return;
-    // #drop then #hold for each other axis, written out: this is the search's innermost loop.
-    const held = this.#held;
     const unique = this.#unique;
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
@@ -264,11 +331,23 @@ export class Cover {
         unique[others * k + j] = (unique[others * k + j] as number) - 1;
       }
     }
-    rows[base + c] = v;
-    this.#mark(r, c, old, false);
-    this.#mark(r, c, v, true);
-    const value = this.valueBase[c] as number;
-    this.fingerprint ^= cellKey(r, value + old) ^ cellKey(r, value + v);
+  }
+
+  /** The one row holding pair p (axis values a and b), or {@link NO_ROW} or {@link MANY_ROWS}. */
+  #holderOf(p: number, a: number, b: number): number {
+    const held = this.#held;
+    if (held === null) return soleRow((this.rowBits[a] as number) & (this.rowBits[b] as number));
+    const count = held[2 * p] as number;
+    return count === 0 ? NO_ROW : count === 1 ? (held[2 * p + 1] as number) : MANY_ROWS;
+  }
+
+  /** {@link Cover.#holderOf} but for row r, which holds pair p. */
+  #holderBesides(p: number, a: number, b: number, r: number): number {
+    const held = this.#held;
+    if (held === null)
+      return soleRow((this.rowBits[a] as number) & (this.rowBits[b] as number) & ~(1 << r));
+    const count = (held[2 * p] as number) - 1;
+    return count === 0 ? NO_ROW : count === 1 ? (held[2 * p + 1] as number) ^ r : MANY_ROWS;
   }
 
   /** Sets (or clears) row r's bit in the row set of axis c's value v. */
@@ -280,53 +359,66 @@ export class Cover {
       : (this.rowBits[at] as number) & ~bit;
   }
 
-  #widenRowBits(words: number): void {
-    if (words === this.words) return;
-    const wider = new Int32Array(this.deficit.length * words);
+  /** Gives every value's row set `words` words, keeping the rows that fit. */
+  #resizeRowBits(words: number): void {
+    const resized = new Int32Array(this.deficit.length * words);
+    const kept = Math.min(words, this.words);
     for (let value = 0; value < this.deficit.length; value++)
-      wider.set(this.rowBits.subarray(value * this.words, (value + 1) * this.words), value * words);
-    this.rowBits = wider;
+      resized.set(
+        this.rowBits.subarray(value * this.words, value * this.words + kept),
+        value * words,
+      );
+    this.rowBits = resized;
     this.words = words;
   }
 
-  #count(r: number, step: 1 | -1): void {
+  /** The pairs' counts and holders ({@link Cover.#held}) of the rows there are. */
+  #heldOfRows(): Int32Array {
     const { space } = this;
-    for (let i = 0; i < space.k; i++) {
-      for (let j = i + 1; j < space.k; j++) {
-        const p = space.index(i, this.at(r, i), j, this.at(r, j));
-        if (step === 1) this.#hold(p, r, i, j);
-        else this.#drop(p, r, i, j);
+    const held = new Int32Array(2 * space.size);
+    for (let r = 0; r < this.n; r++) {
+      for (let i = 0; i < space.k; i++) {
+        for (let j = i + 1; j < space.k; j++) {
+          const p = space.index(i, this.at(r, i), j, this.at(r, j));
+          held[2 * p] = (held[2 * p] as number) + 1;
+          held[2 * p + 1] = (held[2 * p + 1] as number) ^ r;
+        }
       }
     }
+    return held;
   }
 
-  /** Row r, on axes i and j, now holds pair p. */
-  #hold(p: number, r: number, i: number, j: number): void {
+  /**
+   * Row r's pairs as it joins (step 1: not counted yet) or leaves (−1: still counted): a pair no
+   * other row holds is closed or opened, and one other row holding it loses or gains a unique pair.
+   */
+  #count(r: number, step: 1 | -1): void {
+    const { space } = this;
+    const k = space.k;
+    const cells = this.#cells;
+    const unique = this.#unique;
     const held = this.#held;
-    const before = held[2 * p] as number;
-    if (before === 0) this.#close(p);
-    held[2 * p] = before + 1;
-    held[2 * p + 1] = (held[2 * p + 1] as number) ^ r;
-    if (before === 0) this.#shiftUnique(r, i, j, 1);
-    else if (before === 1) this.#shiftUnique((held[2 * p + 1] as number) ^ r, i, j, -1);
-  }
-
-  /** Row r, on axes i and j, no longer holds pair p. */
-  #drop(p: number, r: number, i: number, j: number): void {
-    const held = this.#held;
-    const left = (held[2 * p] as number) - 1;
-    held[2 * p] = left;
-    held[2 * p + 1] = (held[2 * p + 1] as number) ^ r;
-    if (left === 0) {
-      this.#open(p);
-      this.#shiftUnique(r, i, j, -1);
-    } else if (left === 1) this.#shiftUnique(held[2 * p + 1] as number, i, j, 1);
-  }
-
-  #shiftUnique(r: number, i: number, j: number, step: number): void {
-    const k = this.space.k;
-    this.#unique[r * k + i] = (this.#unique[r * k + i] as number) + step;
-    this.#unique[r * k + j] = (this.#unique[r * k + j] as number) + step;
+    const base = r * k;
+    for (let i = 0; i < k; i++) {
+      for (let j = i + 1; j < k; j++) {
+        const a = cells[base + i] as number;
+        const b = cells[base + j] as number;
+        const p = space.index(i, this.at(r, i), j, this.at(r, j));
+        const holder = step === 1 ? this.#holderOf(p, a, b) : this.#holderBesides(p, a, b, r);
+        if (held !== null) {
+          held[2 * p] = (held[2 * p] as number) + step;
+          held[2 * p + 1] = (held[2 * p + 1] as number) ^ r;
+        }
+        if (holder === MANY_ROWS) continue;
+        const row = holder === NO_ROW ? r : holder;
+        const shift = holder === NO_ROW ? step : -step;
+        unique[row * k + i] = (unique[row * k + i] as number) + shift;
+        unique[row * k + j] = (unique[row * k + j] as number) + shift;
+        if (holder !== NO_ROW) continue;
+        if (step === 1) this.#close(p);
+        else this.#open(p);
+      }
+    }
   }
 
   #open(p: number): void {
@@ -389,6 +481,30 @@ export class Cover {
     if (this.#slotA[moved] === last) this.#slotA[moved] = slot;
     else this.#slotB[moved] = slot;
   }
+}
+
+/** What {@link Cover} reads a pair's holders as: no row, or more than one. */
+const NO_ROW = -1;
+const MANY_ROWS = -2;
+
+/** How many bits of a word are set (Hacker's Delight, 5-2). */
+function bitCount(word: number): number {
+  let x = word - ((word >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
+/** The only row in a set of rows (one word), or {@link NO_ROW} or {@link MANY_ROWS}. */
+function soleRow(rows: number): number {
+  if (rows === 0) return NO_ROW;
+  return (rows & (rows - 1)) === 0 ? 31 - Math.clz32(rows) : MANY_ROWS;
+}
+
+/** A copy of `array` in a new array of `length`, zero past its end. */
+function grown(array: Int32Array, length: number): Int32Array {
+  const copy = new Int32Array(length);
+  copy.set(array);
+  return copy;
 }
 
 /** A well-mixed 32-bit key for row r holding an axis value (Zobrist hashing's table, computed). */
