@@ -271,21 +271,24 @@ export class Cover {
     for (let j = 0; j < k; j++) {
       if (j === c) continue;
       const partner = rowBits[cells[base + j] as number] as number;
-      const keeper = soleRow(withOld & partner);
-      if (keeper === NO_ROW) {
+      // Written out, not soleRow: this loop is most of a search's time.
+      const kept = withOld & partner;
+      if (kept === 0) {
         this.#open(space.index(c, old, j, rows[base + j] as number));
         own--;
         unique[base + j] = (unique[base + j] as number) - 1;
-      } else if (keeper !== MANY_ROWS) {
+      } else if ((kept & (kept - 1)) === 0) {
+        const keeper = 31 - Math.clz32(kept);
         unique[keeper * k + c] = (unique[keeper * k + c] as number) + 1;
         unique[keeper * k + j] = (unique[keeper * k + j] as number) + 1;
       }
-      const sharer = soleRow(withNew & partner);
-      if (sharer === NO_ROW) {
+      const shared = withNew & partner;
+      if (shared === 0) {
         this.#close(space.index(c, v, j, rows[base + j] as number));
         own++;
         unique[base + j] = (unique[base + j] as number) + 1;
-      } else if (sharer !== MANY_ROWS) {
+      } else if ((shared & (shared - 1)) === 0) {
+        const sharer = 31 - Math.clz32(shared);
         unique[sharer * k + c] = (unique[sharer * k + c] as number) - 1;
         unique[sharer * k + j] = (unique[sharer * k + j] as number) - 1;
       }
