@@ -1,8 +1,11 @@
 import type { Reachability } from "./rows.ts";
 import type { PairSpace } from "./space.ts";
 
-/** Returned by {@link Cover.delta} for a change that would put a forbidden pair in the row. */
-export const INVALID = Number.POSITIVE_INFINITY;
+/**
+ * Returned by {@link Cover.delta} for a change that would put a forbidden pair in the row: more
+ * than any change can be, and a small integer, so the search compares integers only.
+ */
+export const INVALID = 0x3fffffff;
 
 /**
  * A growing set of rows and, for every pair, which rows hold it. Keeps the list of target pairs
