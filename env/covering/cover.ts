@@ -232,11 +232,13 @@ export class Cover {
   }
 
   /**
-   * Pairs row r holds on axis c that no other row holds: lost whatever c becomes. Less the new
-   * value's uncovered pairs ({@link Cover.deficit}), a floor under {@link Cover.delta}.
+   * Per row and axis (at `r * k + c`), the pairs the row holds on that axis that no other row
+   * holds: lost whatever the axis becomes. Less the new value's uncovered pairs
+   * ({@link Cover.deficit}), a floor under {@link Cover.delta}. Read only; a search reads it once a
+   * step, not once a candidate.
    */
-  loss(r: number, c: number): number {
-    return this.#unique[r * this.space.k + c] as number;
+  get losses(): Int32Array {
+    return this.#unique;
   }
 
   /** Sets row r's axis c to v, keeping every counter current. */

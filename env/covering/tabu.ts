@@ -103,7 +103,7 @@ export function repair(
     let moveValue = -1;
     let ties = 0;
     // The rows holding a or b, in row order, from the two values' row sets.
-    const { rowBits, words, valueBase, deficit } = cover;
+    const { rowBits, words, valueBase, deficit, losses, uncoveredCount } = cover;
     const withA = ((valueBase[i] as number) + a) * words;
     const withB = ((valueBase[j] as number) + b) * words;
     // A row holding a would take b, and one holding b would take a: at most this many pairs to gain.
@@ -120,11 +120,11 @@ export function repair(
         if (frozen[c] === 1) continue;
         // A move whose least possible change could neither be taken nor tie is not worked out.
         const tabu = (tabuUntil[r * k + c] as number) > iteration;
-        const least = cover.loss(r, c) - (holdsA ? openOfB : openOfA);
-        if (least > bestDelta || (tabu && cover.uncoveredCount + least >= best)) continue;
+        const least = (losses[r * k + c] as number) - (holdsA ? openOfB : openOfA);
+        if (least > bestDelta || (tabu && uncoveredCount + least >= best)) continue;
         const d = cover.delta(r, c, v);
         if (d === INVALID) continue;
-        if (tabu && cover.uncoveredCount + d >= best) continue;
+        if (tabu && uncoveredCount + d >= best) continue;
         if (d < bestDelta) {
           bestDelta = d;
           ties = 1;

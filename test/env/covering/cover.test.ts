@@ -99,7 +99,7 @@ describe("Cover", () => {
             expect(delta).toBe(bruteDelta(cover, row, axis, value));
             if (delta !== INVALID && cover.at(row, axis) !== value)
               expect(
-                cover.loss(row, axis) -
+                (cover.losses[row * k + axis] as number) -
                   (cover.deficit[(cover.valueBase[axis] as number) + value] as number),
               ).toBeLessThanOrEqual(delta);
             if (delta !== INVALID) cover.set(row, axis, value);
