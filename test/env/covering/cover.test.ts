@@ -169,6 +169,31 @@ describe("Cover", () => {
     expect(fewOpen).toBeGreaterThan(100);
   });
 
+  it("counts pairs alike on either side of 32 rows: past them by counters, up to them by row sets", () => {
+    // Growing to 40 rows, moving cells, shrinking to 20 and growing again: every table is checked
+    // against a recount at each size, and a move's delta against building the changed rows.
+    const space = new PairSpace({ levels: [4, 3, 3, 2, 2, 2] });
+    const cover = new Cover(space, reachablePairs(space));
+    const rng = new Rng(11, "boundary");
+    const randomRow = () => Int32Array.from(space.levels, (n) => rng.int(n));
+    const move = () => {
+      const r = rng.int(cover.n);
+      const c = rng.int(space.k);
+      const v = rng.int(space.levels[c] as number);
+      expect(cover.delta(r, c, v)).toBe(bruteDelta(cover, r, c, v));
+      cover.set(r, c, v);
+    };
+    const sizes: number[] = [];
+    for (const target of [40, 20, 36, 31]) {
+      while (cover.n < target) cover.addRow(randomRow());
+      while (cover.n > target) cover.removeRow(rng.int(cover.n));
+      for (let m = 0; m < 30; m++) move();
+      check(cover);
+      sizes.push(cover.words);
+    }
+    expect(sizes).toEqual([2, 1, 2, 1]);
+  });
+
   it("grows its row bitsets past 32 rows and keeps them in row order", () => {
     const space = new PairSpace({ levels: [3, 3, 3] });
     const cover = new Cover(space, reachablePairs(space));
