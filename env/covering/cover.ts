@@ -47,6 +47,10 @@ export class Cover {
    * `value * words`: a search finds the rows holding one of two values a word at a time, in row order.
    */
   rowBits: Int32Array;
+  /**
+   * 1 up to 32 rows, where a value's row set is read as `rowBits[value]`; past them a power of two,
+   * always with the pair counters ({@link Cover.#held}) kept, which moves read instead.
+   */
   words = 1;
   /**
    * Past 32 rows, per pair p: how many rows hold it (at 2p) and the XOR of their numbers (at
