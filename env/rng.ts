@@ -95,30 +95,36 @@ function output(state: number): number {
  * seeding a stream here takes about 60% of its time (a row seeds about nine).
  */
 class Alea {
-  #s0: number;
-  #s1: number;
-  #s2: number;
-  #c = 1;
+  /**
+   * s0, s1, s2 and c in a typed array: fractions kept in fields are stored as boxed numbers, with
+   * a write barrier on every draw.
+   */
+  readonly #state = new Float64Array(4);
 
   constructor(seed: string) {
+    const state = this.#state;
     let n = mash(SPACE_3, seed);
-    this.#s0 = output(SPACE_1) - output(n);
-    if (this.#s0 < 0) this.#s0 += 1;
+    state[0] = output(SPACE_1) - output(n);
+    if ((state[0] as number) < 0) state[0] = (state[0] as number) + 1;
     n = mash(n, seed);
-    this.#s1 = output(SPACE_2) - output(n);
-    if (this.#s1 < 0) this.#s1 += 1;
+    state[1] = output(SPACE_2) - output(n);
+    if ((state[1] as number) < 0) state[1] = (state[1] as number) + 1;
     n = mash(n, seed);
-    this.#s2 = output(SPACE_3) - output(n);
-    if (this.#s2 < 0) this.#s2 += 1;
+    state[2] = output(SPACE_3) - output(n);
+    if ((state[2] as number) < 0) state[2] = (state[2] as number) + 1;
+    state[3] = 1;
   }
 
   /** A float in [0, 1). */
   next(): number {
-    const t = 2091639 * this.#s0 + this.#c * UNIT;
-    this.#s0 = this.#s1;
-    this.#s1 = this.#s2;
-    this.#c = t | 0;
-    this.#s2 = t - this.#c;
-    return this.#s2;
+    const state = this.#state;
+    const t = 2091639 * (state[0] as number) + (state[3] as number) * UNIT;
+    state[0] = state[1] as number;
+    state[1] = state[2] as number;
+    const c = t | 0;
+    state[3] = c;
+    const fraction = t - c;
+    state[2] = fraction;
+    return fraction;
   }
 }
