@@ -39,7 +39,10 @@ export class Cover {
   /** Per row and axis (at `r * k + c`): the row's pairs on that axis that no other row holds. */
   #unique: Int32Array;
   rows: Int32Array;
-  /** Per row and axis, like {@link Cover.rows}: the cell's value as one number, `valueBase[axis] + value`. */
+  /**
+   * Per row and axis, like {@link Cover.rows}: the cell's value as one number, `valueBase[axis] +
+   * value`. Derivable, but kept: a move reads it for every other axis (3 % of a search).
+   */
   #cells: Int32Array;
   n = 0;
   /**
@@ -345,21 +348,20 @@ export class Cover {
     }
   }
 
-  /** The one row holding pair p (axis values a and b), or {@link NO_ROW} or {@link MANY_ROWS}. */
-  #holderOf(p: number, a: number, b: number): number {
+  /**
+   * The one row holding pair p (axis values a and b) besides row `besides`, which holds it (−1:
+   * none set aside), or {@link NO_ROW} or {@link MANY_ROWS}.
+   */
+  #holderOf(p: number, a: number, b: number, besides = -1): number {
     const held = this.#held;
-    if (held === null) return soleRow((this.rowBits[a] as number) & (this.rowBits[b] as number));
-    const count = held[2 * p] as number;
-    return count === 0 ? NO_ROW : count === 1 ? (held[2 * p + 1] as number) : MANY_ROWS;
-  }
-
-  /** {@link Cover.#holderOf} but for row r, which holds pair p. */
-  #holderBesides(p: number, a: number, b: number, r: number): number {
-    const held = this.#held;
+    const setAside = besides < 0 ? 0 : 1;
     if (held === null)
-      return soleRow((this.rowBits[a] as number) & (this.rowBits[b] as number) & ~(1 << r));
-    const count = (held[2 * p] as number) - 1;
-    return count === 0 ? NO_ROW : count === 1 ? (held[2 * p + 1] as number) ^ r : MANY_ROWS;
+      return soleRow(
+        (this.rowBits[a] as number) & (this.rowBits[b] as number) & ~(setAside << besides),
+      );
+    const count = (held[2 * p] as number) - setAside;
+    if (count !== 1) return count === 0 ? NO_ROW : MANY_ROWS;
+    return (held[2 * p + 1] as number) ^ Math.max(besides, 0);
   }
 
   /** Sets (or clears) row r's bit in the row set of axis c's value v. */
@@ -416,7 +418,7 @@ export class Cover {
         const a = cells[base + i] as number;
         const b = cells[base + j] as number;
         const p = space.index(i, this.at(r, i), j, this.at(r, j));
-        const holder = step === 1 ? this.#holderOf(p, a, b) : this.#holderBesides(p, a, b, r);
+        const holder = this.#holderOf(p, a, b, step === 1 ? -1 : r);
         if (held !== null) {
           held[2 * p] = (held[2 * p] as number) + step;
           held[2 * p + 1] = (held[2 * p + 1] as number) ^ r;
