@@ -1,7 +1,7 @@
 import type { ChatMessage, Quality, QualityFigure, Row } from "../spec/index.ts";
 import type { Agent } from "./agent.ts";
 import type { ValueCheck } from "./schema-checks.ts";
-import { awaitsGoAhead } from "./text/phrases.ts";
+import { awaitsGoAhead, givesGoAhead } from "./text/phrases.ts";
 import { needsConfirmation } from "./text/reading.ts";
 import { DETAIL_PARAM } from "./text/slots.ts";
 import { snake } from "./util/names.ts";
@@ -391,12 +391,7 @@ function confirmedBefore(messages: readonly ChatMessage[], at: number, start: nu
   }
   if (answer < 0) return false;
   const reply = messages[answer] as { content: string };
-  if (
-    !/\b(yes|yeah|yep|yup|sure|ok(ay)?|go ahead|do it|please do|correct|confirm(ed)?)\b/i.test(
-      reply.content,
-    )
-  )
-    return false;
+  if (!givesGoAhead(reply.content)) return false;
   for (let i = answer - 1; i >= start; i--) {
     const m = messages[i];
     if (m?.role === "user") return false;

@@ -9,6 +9,7 @@ import { failedAnswer } from "../grade/conduct.ts";
 import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { agentWrites, isFreeText } from "../text/agent-written.ts";
+import { givesGoAhead } from "../text/phrases.ts";
 import { intentOf, intentScores, needsConfirmation, wantsHuman } from "../text/reading.ts";
 import { fits, readValue, spokenName } from "../text/slots.ts";
 import { nameWords, verbOf } from "../tools.ts";
@@ -211,7 +212,7 @@ class ScriptedSession implements AgentSession {
       return null;
     }
     if (pending?.kind === "confirm") {
-      this.#confirmed = saysYes(text);
+      this.#confirmed = givesGoAhead(text);
       this.#confirmedArgs = this.#confirmed ? this.#argsKey() : null;
       if (!this.#confirmed) {
         this.#refusals++;
@@ -1314,22 +1315,6 @@ class ScriptedSession implements AgentSession {
     this.#said.add(content);
     return { message: { role: "assistant", content } };
   }
-}
-
-/** Whether a reply to a read-back is a yes: it opens with one ("Yes, obviously. You don't need to…"), or says go ahead. */
-function saysYes(text: string): boolean {
-  const t = text.trim().toLowerCase();
-  if (
-    /^\W*(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|please do|go ahead|do it|obviously|confirm(ed)?)\b/.test(
-      t,
-    )
-  )
-    return !/^\W*\w+,? but\b|\bno,? (wait|stop)\b/.test(t);
-  if (/^\W*(no|nope|nah|wait|stop|don'?t)\b/.test(t)) return false;
-  return (
-    /\b(go ahead|please (do|proceed)|do it|that'?s (right|correct))\b/.test(t) &&
-    !/\b(isn'?t|not|wrong)\b/.test(t)
-  );
 }
 
 /** The parameters a lookup finds by: its required ones, or all when none is required. */

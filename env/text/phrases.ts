@@ -52,3 +52,53 @@ export function asksGoAhead(question: string): boolean {
 export function awaitsGoAhead(text: string): boolean {
   return questionsIn(text).some(asksGoAhead);
 }
+
+/** Words that open an answer without being it: "Okay, no." says no, "Well, yes." yes. */
+const FILLERS = /^(?:(?:ok(?:ay)?|alright|all right|right|well|so|oh|ah|hm+|um+|uh+)\b[\s,.!…-]*)+/;
+/** Fillers that are a yes when nothing follows them ("Okay.", "Hmm, alright."). */
+const YES_FILLER = /\b(ok(ay)?|alright|all right|right)\b/;
+const YES_WORD =
+  /^(yes|yeah|yep|yup|sure|correct|please do|go ahead|do it|obviously|absolutely|definitely|of course|confirm(ed)?|true)\b/;
+const NO_WORD = /^(no|nope|nah|not|never|false|don'?t|do not)\b/;
+/** Openings with a "no" in them that say yes ("No problem.") or say neither ("Not sure."). */
+const NO_THAT_IS_YES = /^(no (problem|worries|issue|objection)s?|not a problem|why not)\b/;
+const NO_THAT_IS_NEITHER = /^not (sure|certain)\b/;
+/** A yes taken back by what follows: "Sure, it's no.", "Yes, no, wait…". */
+const TAKEN_BACK = /\b(it'?s|is|that'?s) no\b|\bno,? (wait|stop|don'?t)\b/;
+
+/**
+ * The person's answer to a yes-or-no question: true, false, or null when it is neither. What opens
+ * the answer decides it, past any filler ("Okay, no." is a no, "Okay." a yes, "No problem." a yes).
+ */
+export function yesOrNo(text: string): boolean | null {
+  const said = text
+    .trim()
+    .toLowerCase()
+    .replace(/^[^a-z0-9']+/, "");
+  const answer = said.replace(FILLERS, "");
+  if (NO_THAT_IS_YES.test(answer)) return true;
+  if (NO_THAT_IS_NEITHER.test(answer)) return null;
+  if (NO_WORD.test(answer)) return false;
+  const yes = answer === "" ? YES_FILLER.test(said) : YES_WORD.test(answer);
+  if (!yes) return null;
+  return !TAKEN_BACK.test(said);
+}
+
+/** A go-ahead said in passing, past the opening ("I suppose so, go ahead."). */
+const GO_AHEAD_SAID = /\b(go ahead|please (do|proceed)|do it|that'?s (right|correct))\b/;
+
+/**
+ * Whether a reply to a read-back lets the agent act: a plain yes ("Yes, obviously. You don't need
+ * to…"), not a yes with a condition ("Yes, but change the date first"), or a go-ahead said later
+ * in a reply that neither opens with a no nor asks to wait.
+ */
+export function givesGoAhead(text: string): boolean {
+  const answer = yesOrNo(text);
+  const said = text
+    .trim()
+    .toLowerCase()
+    .replace(/^[^a-z0-9']+/, "");
+  if (answer !== null) return answer && !/^[\w']+,? but\b/.test(said.replace(FILLERS, ""));
+  if (/^(wait|stop|hold on|cancel)\b/.test(said)) return false;
+  return GO_AHEAD_SAID.test(said) && !/\b(isn'?t|not|don'?t|wrong)\b/.test(said);
+}

@@ -6,6 +6,7 @@ import { fitDetail, identityKey } from "../world/identity.ts";
 import { type EntityModel, propertiesOf, type ToolModel, type WorldModel } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { EMAIL } from "./identifiers.ts";
+import { yesOrNo } from "./phrases.ts";
 
 /** How a value of a parameter was read, and how sure the reading is. */
 export type Reading = { value: unknown } | null;
@@ -21,8 +22,6 @@ const IDIOMS =
 const PHONE = /(?<![\w+#-])\+?\d[\d\s().-]{6,18}\d(?![\w-])/g;
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 const MONEY = /(?:[$£€]\s?)?\b(\d{1,7}(?:,\d{3})*\.\d{2})\b/g;
-const YES = /^\W*(yes|yeah|yep|yup|sure|ok(ay)?|correct|right|please do|go ahead|do it|true)\b/i;
-const NO = /^\W*(no|nope|nah|not|false|don'?t)\b/i;
 /** Words that make a detail's name another detail's: "forwarding postcode" is not the postcode. */
 const QUALIFIERS =
   "new|from|to|old|source|destination|forwarding|billing|shipping|delivery|mailing|previous|current|other|losing|receiving|home|work";
@@ -348,12 +347,9 @@ function typed(entity: EntityModel, id: string): unknown {
 
 function flag(text: string, asked: boolean): Reading {
   if (!asked) return null;
-  // A leading yes is a yes ("Yes, no problem."), unless the answer past it says no ("Sure, it's no.").
-  const answer = bare(text);
-  if (YES.test(text) && !/\b(it'?s|is|that'?s) no\b/i.test(text)) return { value: true };
-  if (YES.test(answer)) return { value: true };
-  if (NO.test(answer) || NO.test(text)) return { value: false };
-  return null;
+  // "Sure, it's no." is a no; "It's true." is read past its lead-in.
+  const said = yesOrNo(text) ?? yesOrNo(bare(text));
+  return said === null ? null : { value: said };
 }
 
 /** An enum value as the person may write it: `no_longer_needed` as "no longer needed". */

@@ -120,4 +120,38 @@ describe("the confirmed-writes figure", () => {
     expect(tally.facts(row).writes).toBe(2);
     expect(tally.facts(slipped).writes).toBe(0);
   });
+
+  it("counts a write as confirmed after a yes to the read-back, not after a no that opens with a filler", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const afterAnswer = async (answer: string) =>
+      tally.facts(
+        await rowWith([
+          { role: "assistant", content: "I'll cancel order W0000001. Shall I go ahead? (yes/no)" },
+          { role: "user", content: answer },
+          {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              {
+                id: "c",
+                type: "function",
+                function: {
+                  name: "cancel_order",
+                  arguments: '{"order_id":"W0000001","reason":"ordered_by_mistake"}',
+                },
+              },
+            ],
+          },
+          {
+            role: "tool",
+            tool_call_id: "c",
+            name: "cancel_order",
+            content: '{"order_id":"W0000001","status":"cancelled"}',
+          },
+        ]),
+      );
+    expect(await afterAnswer("Yes, go ahead.")).toMatchObject({ writes: 1, confirmed: 1 });
+    expect(await afterAnswer("Okay, no.")).toMatchObject({ writes: 1, confirmed: 0 });
+    expect(await afterAnswer("No, don't, okay?")).toMatchObject({ writes: 1, confirmed: 0 });
+  });
 });

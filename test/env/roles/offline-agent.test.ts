@@ -276,3 +276,70 @@ describe("a check of the person the world refuses", () => {
     expect(called).not.toContain("update_address");
   });
 });
+
+describe("the person's answer to a read-back", () => {
+  const fn = (name: string, description: string, properties: Record<string, unknown>) => ({
+    type: "function" as const,
+    function: {
+      name,
+      description,
+      parameters: { type: "object" as const, properties, required: Object.keys(properties) },
+    },
+  });
+  const spec = Agent.from({
+    name: "addresses",
+    system_prompt: "You help customers of a shop.",
+    policy: [
+      {
+        id: "confirm",
+        text: "Read the new address back and get the customer's explicit confirmation before changing it.",
+      },
+    ],
+    tools: [
+      fn("update_address", "Change a customer's address.", {
+        email: { type: "string", format: "email" },
+        address: { type: "string" },
+      }),
+    ],
+  } as never);
+
+  /** The tools the agent calls when the person answers every read-back with `answer`. */
+  async function callsAfter(answer: string): Promise<string[]> {
+    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: "You help customers of a shop." },
+      {
+        role: "user",
+        content:
+          "Please change my address to 5 Quay Street, Bristol BS1 5TR. My email is ada@analytical.org",
+      },
+    ];
+    const called: string[] = [];
+    for (let step = 0; step < 6; step++) {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (call) {
+        called.push(call.function.name);
+        const content = '{"ok":true}';
+        conversation.push({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content,
+        });
+        continue;
+      }
+      if (/anything else/i.test(message.content ?? "")) break;
+      conversation.push({ role: "user", content: answer });
+    }
+    return called;
+  }
+
+  it("acts on a yes past a filler, and not on a no past one", async () => {
+    expect(await callsAfter("Okay.")).toEqual(["update_address"]);
+    expect(await callsAfter("Okay, no.")).toEqual([]);
+    expect(await callsAfter("Right, no thanks.")).toEqual([]);
+    expect(await callsAfter("No problem, go ahead.")).toEqual(["update_address"]);
+  });
+});

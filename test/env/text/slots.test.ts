@@ -78,6 +78,9 @@ describe("reading a detail from what the person said", () => {
     expect(read("Sure, it's yes.")).toBe(true);
     expect(read("No.")).toBe(false);
     expect(read("Yes, I accept.")).toBe(true);
+    expect(read("Okay, no.")).toBe(false);
+    expect(read("It's true.")).toBe(true);
+    expect(read("Not sure.")).toBeUndefined();
   });
 
   it("reads no unasked date said as a start into an end, nor one said as an end into a start", () => {

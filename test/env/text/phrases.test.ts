@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { givesGoAhead, yesOrNo } from "../../../env/text/phrases.ts";
+import { growth } from "../../support/hostile.ts";
+
+describe("a person's yes or no", () => {
+  it.each([
+    ["Yes.", true],
+    ["Yes, please.", true],
+    ["yep", true],
+    ["Okay.", true],
+    ["Hmm, alright.", true],
+    ["Sure, no problem.", true],
+    ["No problem, go ahead.", true],
+    ["Well, yes.", true],
+    ["It's true.", null],
+    ["No.", false],
+    ["Okay, no.", false],
+    ["Right, no thanks.", false],
+    ["OK... not now.", false],
+    ["Sure, it's no.", false],
+    ["Yes, no, wait.", false],
+    ["Don't.", false],
+    ["Not sure, let me think.", null],
+    ["Well.", null],
+    ["What would it cost?", null],
+  ])("%j reads as %j", (text, expected) => {
+    expect(yesOrNo(text)).toBe(expected);
+  });
+
+  it.each([
+    ["Yes, please go ahead.", true],
+    ["Yes, obviously. You don't need to keep checking with me.", true],
+    ["Okay.", true],
+    ["I suppose so, go ahead.", true],
+    ["That's right.", true],
+    ["Okay, no.", false],
+    ["Yes, but change the date first.", false],
+    ["Okay, yes, but not today.", false],
+    ["Wait, go ahead with the other one.", false],
+    ["That's not right, don't go ahead.", false],
+    ["No, don't do it.", false],
+    ["Hold on.", false],
+  ])("%j lets the agent act: %j", (text, expected) => {
+    expect(givesGoAhead(text)).toBe(expected);
+  });
+
+  it("reads a long run of fillers in linear time", () => {
+    const read = (n: number) => yesOrNo(`${"okay, hmm, ".repeat(n)}well x`);
+    expect(read(10)).toBeNull();
+    expect(growth(read, 20_000)).toBeLessThan(8);
+  });
+});
