@@ -158,17 +158,25 @@ export function readValue(
         key,
       );
     const ends = /(^|_)(until|end|to|expir\w*|due|deadline|last)(_|$)/.test(key);
+    // "change my check-in to 2026-08-05": "to" gives the value a `new_check_in` replaces.
+    const replaces = /^(new|updated|revised|changed)_/.test(key);
     if (!asked && /\b(from|since)\s*$/.test(before) && !starts) return null;
-    if (!asked && /\b(until|till|to|by)\s*$/.test(before) && !ends) return null;
+    if (!asked && /\b(until|till|by)\s*$/.test(before) && !ends) return null;
+    if (!asked && /\bto\s*$/.test(before) && !ends && !replaces) return null;
     return { value: match[0] };
   }
   if (schema.type === "boolean") return flag(clean, asked);
   if (schema.type === "number" || schema.type === "integer") {
+    // A date's year or day is no count: "2026-08-05, 3 nights" holds one number, 3.
+    const undated = clean.replace(ISO_DATE, " ");
+    // "3 nights", "2 guests": a number its detail's name follows is that detail, asked or not.
+    const named = countNamed(key, undated);
+    if (named !== null) return { value: schema.type === "integer" ? Math.round(named) : named };
     // Unasked, only the call's amount is read from a money figure; any other number needs asking.
     if (!asked && param !== tool.amountParam) return null;
     // Asked, the answer's first number is the value; unasked, only a money figure is an amount.
     const plain = asked
-      ? /^[^\d-]*?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)\b/.exec(bare(clean))?.[1]
+      ? /^[^\d-]*?(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)\b/.exec(bare(undated))?.[1]
       : undefined;
     const found = plain ?? unclaimedFigures(tool, param, clean).at(-1);
     if (found === undefined) return null;
@@ -286,6 +294,23 @@ function unclaimedFigures(tool: ToolModel, param: string, text: string): string[
   return [...text.matchAll(MONEY)]
     .map((m) => m[1] as string)
     .filter((figure) => !claimed.has(figure));
+}
+
+/** Counts named after their number: the last word of a detail's name, `number_of_guests` → "guests". */
+const countPattern = memoized((key) => {
+  const word = key.split("_").at(-1) as string;
+  if (word.length < 3 || /^(id|ids|number|num|no|count|amount|total|quantity|qty)$/.test(word))
+    return null;
+  const stem = regexLiteral(word.replace(/s$/, ""));
+  return new RegExp(`(?<![\\w.,-])(\\d{1,6}(?:\\.\\d+)?)\\s+${stem}s?\\b`, "gi");
+});
+
+/** The last number said right before its detail's name ("for 3 nights"), or null. */
+function countNamed(key: string, text: string): number | null {
+  const pattern = countPattern(key);
+  if (pattern === null) return null;
+  const said = [...text.matchAll(pattern)].at(-1)?.[1];
+  return said === undefined ? null : Number(said);
 }
 
 /** A detail's label followed by its value, compiled once per parameter name. */

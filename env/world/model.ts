@@ -761,7 +761,7 @@ export class WorldModel {
       const entity = this.entities.get(model.entity) as EntityModel;
       const properties = (model.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
       for (const [param, field] of model.sets) {
-        const resolved = fieldFor(entity, field);
+        const resolved = replacedField(entity, field, model.sets) ?? fieldFor(entity, field);
         model.sets.set(param, resolved);
         if (!entity.fields.has(resolved)) entity.written.set(resolved, properties[param]);
       }
@@ -1143,6 +1143,28 @@ function bareStem(stem: string): string {
 }
 
 /** The field an argument writes: the same name, else the one field that ends with it (`address` → `shipping_address`). */
+/** A parameter's name that says it holds the field's next value: `new_check_in`, `updated_email`. */
+const REPLACEMENT = /^(new|updated|revised|changed)_(.+)$/;
+
+/**
+ * The field a change's `new_check_in` replaces: the record's `check_in`, so the record moves rather
+ * than gaining a second date beside the old one. Not when another parameter of the tool sets that
+ * field itself (`item_ids` beside `new_item_ids` names which items, not the items after).
+ */
+function replacedField(
+  entity: EntityModel,
+  field: string,
+  sets: ReadonlyMap<string, string>,
+): string | null {
+  const rest = REPLACEMENT.exec(field)?.[2];
+  if (rest === undefined || entity.fields.has(field)) return null;
+  const replaced = fieldFor(entity, rest);
+  if (!entity.fields.has(replaced)) return null;
+  for (const [other, set] of sets)
+    if (snake(other) !== field && (set === rest || set === replaced)) return null;
+  return replaced;
+}
+
 function fieldFor(entity: EntityModel, field: string): string {
   if (entity.fields.has(field)) return field;
   const matches = [...entity.fields.keys()].filter(

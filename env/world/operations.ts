@@ -12,6 +12,7 @@ import {
   type ToolModel,
   type WorldModel,
 } from "./model.ts";
+import { moveSpanEnds } from "./spans.ts";
 import { meets } from "./statuses.ts";
 import { newRecord, type Store } from "./store.ts";
 import {
@@ -352,9 +353,13 @@ function change(ctx: CallContext): Outcome {
     return { ok: true, json: JSON.stringify(fitted(ctx, deleted, record, true)) };
   }
   const changed = store.writable(entity.name, record);
-  for (const [param, field] of tool.sets)
-    if (args[param] !== undefined)
-      changed[field] = asStored(args[param], propertiesOf(tool)[param]);
+  const before = new Map<string, unknown>();
+  for (const [param, field] of tool.sets) {
+    if (args[param] === undefined) continue;
+    if (!before.has(field)) before.set(field, changed[field]);
+    changed[field] = asStored(args[param], propertiesOf(tool)[param]);
+  }
+  moveSpanEnds(changed, before, args);
   if (tool.statusAfter) changed.status = tool.statusAfter;
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);

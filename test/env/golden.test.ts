@@ -21,7 +21,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "e58f7ba72c663b1e8ee2468d88cfceeac2266805aa68a627643e82723d8ed5ef",
   },
   "retail-orders": {
-    rows: "598736b359f448e025661dd34104a5234f31a23f097922b4763c2fc0e097c0bc",
+    rows: "128faeb1941dd736d520b67b92e5836fa8c2cb3ebfeb64c4ab5527d085588e31",
     meta: "2d38e46808e793c24e117aecca0cde91c0388f7c51b666cf03fd211e86396fe8",
   },
 };

@@ -83,6 +83,23 @@ describe("reading a detail from what the person said", () => {
     expect(read("Not sure.")).toBeUndefined();
   });
 
+  it('reads "change my check-in to …" into the new check-in, and a count by the word after it, never a date\'s year', async () => {
+    const hotel = WorldModel.of(await Agent.load("test/fixtures/specs/hotel.json"));
+    const modify = hotel.tools.get("modify_reservation_dates") as ToolModel;
+    const read = (param: string, text: string, asked: boolean) =>
+      readValue(hotel, modify, param, text, asked)?.value;
+    for (const asked of [false, true]) {
+      expect(read("new_check_in", "Please change my check-in to 2026-08-05.", asked)).toBe(
+        "2026-08-05",
+      );
+      expect(read("nights", "Move my check-in to 2026-08-05, for 3 nights.", asked)).toBe(3);
+    }
+    expect(read("nights", "2026-08-05", true)).toBeUndefined();
+    expect(read("nights", "2026-08-05, and 4 please", true)).toBe(4);
+    // Unasked, a number without its name is no count.
+    expect(read("nights", "Move it to 2026-08-05, room 12.", false)).toBeUndefined();
+  });
+
   it("reads no unasked date said as a start into an end, nor one said as an end into a start", () => {
     const until = (text: string) =>
       readValue(model, tool("waitlist_add"), "until_date", text, false)?.value;

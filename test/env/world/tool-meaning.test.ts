@@ -214,3 +214,78 @@ describe("what a tool does, read from its name and its arguments", () => {
     }
   });
 });
+
+describe("a change that gives a field's next value", () => {
+  const STAYS = {
+    name: "stays",
+    system_prompt: "You help guests with their bookings.",
+    policy: [],
+    tools: [
+      mcpTool("get_booking", "Get a booking.", { booking_id: { type: "string" } }, undefined, {
+        booking_id: { type: "string" },
+        check_in: { type: "string", format: "date" },
+        check_out: { type: "string", format: "date" },
+        start_date: { type: "string", format: "date" },
+        end_date: { type: "string", format: "date" },
+        status: { type: "string", enum: ["confirmed", "cancelled"] },
+      }),
+      mcpTool("change_booking_dates", "Move a booking to new dates.", {
+        booking_id: { type: "string" },
+        new_check_in: { type: "string", format: "date" },
+        nights: { type: "integer", minimum: 1 },
+      }),
+      mcpTool("reschedule_booking", "Move the start of a booking's tour.", {
+        booking_id: { type: "string" },
+        new_start_date: { type: "string", format: "date" },
+      }),
+    ],
+  };
+  const agent = Agent.from(STAYS);
+  const DAY = 86_400_000;
+  const days = (from: unknown, to: unknown) =>
+    (Date.parse(String(to)) - Date.parse(String(from))) / DAY;
+
+  it("sets that field, and the end of its span moves by the length given or with the start", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "change_booking_dates" }),
+    });
+    const booking_id = world.person.ids.booking_id as string;
+    const before = JSON.parse(world.call("get_booking", { booking_id }).content);
+    const moved = world.call("change_booking_dates", {
+      booking_id,
+      new_check_in: "2026-09-10",
+      nights: 4,
+    });
+    expect(moved.ok).toBe(true);
+    const after = JSON.parse(world.call("get_booking", { booking_id }).content);
+    expect(after).toMatchObject({ check_in: "2026-09-10", check_out: "2026-09-14" });
+    expect(after).not.toHaveProperty("new_check_in");
+
+    expect(world.call("reschedule_booking", { booking_id, new_start_date: "2026-10-01" }).ok).toBe(
+      true,
+    );
+    const tour = JSON.parse(world.call("get_booking", { booking_id }).content);
+    expect(tour.start_date).toBe("2026-10-01");
+    expect(days(tour.start_date, tour.end_date)).toBe(days(before.start_date, before.end_date));
+  });
+
+  it("is kept beside the field when another argument of the tool sets that field itself", () => {
+    const model = WorldModel.of(
+      Agent.from({
+        ...STAYS,
+        tools: [
+          ...STAYS.tools,
+          mcpTool("swap_booking_rooms", "Swap rooms on a booking.", {
+            booking_id: { type: "string" },
+            room: { type: "string" },
+            new_room: { type: "string" },
+          }),
+        ],
+      }),
+    );
+    const swap = model.tools.get("swap_booking_rooms");
+    expect(swap?.sets.get("new_room")).toBe("new_room");
+    expect(model.tools.get("change_booking_dates")?.sets.get("new_check_in")).toBe("check_in");
+  });
+});
