@@ -623,6 +623,16 @@ export class WorldModel {
         (r) => output.includes(r.param) && !output.some((o) => snake(o) === `${compound}_id`),
       );
     const means = others.filter((r) => !INSTRUMENT.test(r.entity));
+    // change_user_role(workspace_id, user_id, new_role): the name names the person its `user_id`
+    // names, so that person's record changes, not the workspace that holds it.
+    const namedPerson =
+      tool.access === "write" && !CREATE_VERBS.has(verb)
+        ? single.find(
+            (r) =>
+              this.#isPerson(r.entity) &&
+              nouns.some((n) => PERSON_WORDS.has(n) && snake(r.param) === `${n}_id`),
+          )
+        : undefined;
     if (own && !listing) {
       model.entity = own.entity;
       model.idParam = own.param;
@@ -643,6 +653,9 @@ export class WorldModel {
             ? (lookup(RECORD_OF_VERB, verb) ?? compound)
             : compound),
       ).name;
+    } else if (namedPerson) {
+      model.entity = namedPerson.entity;
+      model.idParam = namedPerson.param;
     } else if (
       tool.access === "write" &&
       means.length === 1 &&

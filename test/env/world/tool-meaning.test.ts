@@ -59,6 +59,43 @@ describe("what a tool does, read from its name and its arguments", () => {
     expect(world.call("get_workspace", { workspace_id: workspace }).ok).toBe(true);
   });
 
+  it("a change named for the person changes that person's record, not the workspace holding it", () => {
+    const roles = Agent.from({
+      ...SPEC,
+      tools: [
+        ...SPEC.tools,
+        mcpTool(
+          "list_users",
+          "List users in a workspace: id, name, email and role (owner, admin, member, guest).",
+          { workspace_id: { type: "string" } },
+        ),
+        mcpTool("change_user_role", "Change a user's role.", {
+          workspace_id: { type: "string" },
+          user_id: { type: "string" },
+          new_role: { type: "string", enum: ["owner", "admin", "member", "guest"] },
+        }),
+      ],
+    });
+    const tool = WorldModel.of(roles).tools.get("change_user_role");
+    expect([tool?.kind, tool?.entity, tool?.idParam]).toEqual(["change", "user", "user_id"]);
+    const world = createWorld({
+      spec: roles,
+      situation: situationOf(roles, { tool: "change_user_role" }),
+    });
+    const workspace = world.person.ids.workspace_id as string;
+    const user = world.person.ids.user_id as string;
+    const before = world.call("get_workspace", { workspace_id: workspace }).content;
+    const changed = world.call("change_user_role", {
+      workspace_id: workspace,
+      user_id: user,
+      new_role: "guest",
+    });
+    expect(JSON.parse(changed.content)).toMatchObject({ user_id: user, role: "guest" });
+    expect(world.call("get_workspace", { workspace_id: workspace }).content).toBe(before);
+    const listed = JSON.parse(world.call("list_users", { workspace_id: workspace }).content);
+    expect(listed.users.find((u: { user_id: string }) => u.user_id === user)?.role).toBe("guest");
+  });
+
   it("a list of an enum's choices is kept as a set: named in any order, the same record", () => {
     const made = (types: string[]) => {
       const world = createWorld({
