@@ -270,7 +270,7 @@ function qualityLines(quality: Quality | null): string[] {
   const share = (f: QualityFigure) =>
     f.fraction === null ? "n/a" : `${(f.fraction * 100).toFixed(1)}%`;
   return [
-    `quality   situation tool exercised ${share(quality.situation_tool_exercised)} · goal reached ${share(quality.goal_reached)} (plain rows) · loops ${share(quality.loops)} · empty lookups ${share(quality.empty_lookups)} · sentences in detail arguments ${share(quality.sentence_arguments)} · confirmed writes ${share(quality.confirmed_writes)} · distinct openings ${share(quality.distinct_openings)} · answers off their output schema ${share(quality.answers_off_schema)}`,
+    `quality   situation tool exercised ${share(quality.situation_tool_exercised)} · goal reached ${share(quality.goal_reached)} (plain rows) · loops ${share(quality.loops)} · empty lookups ${share(quality.empty_lookups)} · sentences in detail arguments ${share(quality.sentence_arguments)} · confirmed writes ${share(quality.confirmed_writes)} · distinct openings ${share(quality.distinct_openings)} · answers off their output schema ${share(quality.answers_off_schema)} · refused calls ${share(quality.refused_calls)}`,
     ...(quality.tools_never_called.length > 0
       ? [`never     called: ${quality.tools_never_called.join(", ")}`]
       : []),

@@ -19,6 +19,7 @@ export const QUALITY_BOUNDS = {
   confirmed_writes: { at_least: 0.95 },
   distinct_openings: { at_least: 0.25 },
   answers_off_schema: { at_most: 0 },
+  refused_calls: { at_most: 0.01 },
 } as const;
 
 /** Fewest cases a figure needs before its bound is checked: a share of three is not a finding. */
@@ -26,6 +27,9 @@ const MIN_SUPPORT = 20;
 
 /** Answers to calls the world does not count towards a tool's calls. */
 const UNCOUNTED = new Set(["unknown_tool", "conversation_handed_off"]);
+
+/** Answers that refuse a call as malformed: its arguments, not the world, were wrong. */
+const REFUSED = new Set(["invalid_arguments", "placeholder_argument"]);
 
 /** Answers that say the call itself was wrong, so the tool never acted on anything. */
 const NOT_REACHED = new Set([
@@ -71,6 +75,8 @@ export interface QualityFacts {
   /** Tools the agent called after the opening. */
   called: string[];
   calls: number;
+  /** Calls refused as malformed. */
+  refused: number;
   sentences: number;
   writes: number;
   confirmed: number;
@@ -105,6 +111,7 @@ export class QualityTally {
   #lookups = 0;
   #empty = 0;
   #calls = 0;
+  #refused = 0;
   #sentences = 0;
   #writes = 0;
   #confirmed = 0;
@@ -141,6 +148,7 @@ export class QualityTally {
     const called = new Set<string>();
     const f = {
       calls: 0,
+      refused: 0,
       sentences: 0,
       writes: 0,
       confirmed: 0,
@@ -194,6 +202,8 @@ export class QualityTally {
       const n = (answered.get(name) ?? 0) + (counted ? 1 : 0);
       answered.set(name, n);
       if (i < start) return;
+      // A slip's call counts too: a slip is a choice (to hand off, to skip a yes), never a malformed call.
+      if (REFUSED.has(error ?? "") && this.#model.tools.has(name)) f.refused++;
       const check = this.#answerChecks.get(name);
       const spoiled =
         counted && row.situation.faults.some((x) => x.tool === name && x.fired.includes(n));
@@ -231,6 +241,7 @@ export class QualityTally {
     this.#planned.add(f.tool);
     for (const name of f.called) this.#called.add(name);
     this.#calls += f.calls;
+    this.#refused += f.refused;
     this.#sentences += f.sentences;
     this.#writes += f.writes;
     this.#confirmed += f.confirmed;
@@ -259,6 +270,7 @@ export class QualityTally {
       distinct_openings: figure(this.#frames.size, this.#rows),
       goal_reached: figure(this.#reached, this.#plain),
       answers_off_schema: figure(this.#offSchema, this.#answers),
+      refused_calls: figure(this.#refused, this.#calls),
       tools_never_called: [...this.#planned].filter((t) => !this.#called.has(t)).sort(),
     };
   }

@@ -119,6 +119,12 @@ export const QualitySchema = z.object({
    * figure existed reads as nothing counted.
    */
   answers_off_schema: QualityFigureSchema.default({ count: 0, of: 0, fraction: null }),
+  /**
+   * The agent's tool calls the world refused as malformed (`invalid_arguments`,
+   * `placeholder_argument`), a slip's calls among them. A sidecar written before this figure
+   * existed reads as nothing counted.
+   */
+  refused_calls: QualityFigureSchema.default({ count: 0, of: 0, fraction: null }),
   /** Tools some row was planned for that no row ever called. */
   tools_never_called: z.array(z.string()),
 });

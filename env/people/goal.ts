@@ -385,8 +385,12 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
       parts.push(argumentPhrase(tool.amountParam, args[tool.amountParam]));
   }
   if (id && amount) parts.push(`of ${amount}`);
+  // A record said once is not said again (`requested_by_user_id` is the same user as `user_id`).
+  const said = new Set(id ? [named(id)] : []);
   for (const ref of tool.refs) {
     if (ref.by !== "id" || args[ref.param] === undefined || ref.many) continue;
+    if (said.has(named(ref.param))) continue;
+    said.add(named(ref.param));
     const direction =
       ref === tool.debit
         ? "from"

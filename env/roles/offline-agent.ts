@@ -115,6 +115,8 @@ class ScriptedSession implements AgentSession {
   readonly #read = new Set<string>();
   readonly #asked = new Map<string, number>();
   readonly #unknownIds = new Set<string>();
+  /** The calls made, by tool name and arguments. */
+  readonly #made = new Set<string>();
   /** Values the person said were wrong. */
   readonly #rejected = new Set<string>();
   /** Values the world already said it could not find, by argument. */
@@ -395,7 +397,7 @@ class ScriptedSession implements AgentSession {
     const slip = this.#plannedSlip(tool);
     if (slip === "early_handoff" && this.#turns === 1) {
       this.#slip = null;
-      return this.#handOff(tool);
+      return this.#handOff(tool, conversation);
     }
     if (tool.kind === "handoff") return this.#handOffTo(tool, conversation);
     if (this.#done.has(tool)) {
@@ -429,6 +431,9 @@ class ScriptedSession implements AgentSession {
     const missing = this.#missing(tool);
     const missingIds = missing.filter((p) => tool.idEntities.has(p));
     if (missingIds.length > 0 && slip === "invented_identifier") {
+      // The slip is the made-up id alone: the details it cannot make up are asked for first.
+      const details = missing.filter((p) => !tool.idEntities.has(p));
+      if (details.length > 0) return this.#ask(tool, details);
       this.#slip = null;
       for (const p of missingIds) this.#args.set(p, this.#invent(tool, p));
       return this.#call(tool, "goal", {
@@ -443,12 +448,8 @@ class ScriptedSession implements AgentSession {
         `I'm sorry, I still can't find anything with ${spokenName(again[0])} ${String(again[1])}, so I can't go further with it. Is there anything else I can help with?`,
       );
     }
-    const listing = missingIds.find((p) => this.#unknownIds.has(p));
-    if (listing) {
-      const lister = this.#lister(tool, listing);
-      if (lister && this.#missing(lister).length === 0)
-        return this.#call(lister, "list", undefined, listing);
-    }
+    const listing = this.#listingFor(tool, missingIds);
+    if (listing) return listing;
     if (missing.length > 0) return this.#ask(tool, missing);
     const narrowing = this.#narrowing(tool);
     if (narrowing) return this.#ask(tool, [narrowing]);
@@ -568,6 +569,15 @@ class ScriptedSession implements AgentSession {
     const ask = needed.filter((p) => required.has(p) || needed.length <= 3).slice(0, 3);
     if (ask.length > 0 && ask.some((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
       return this.#ask(verifier, ask, true);
+    // A check without a detail it requires would be refused: the person could not give it.
+    const lacking = needed.find((p) => required.has(p));
+    if (lacking) {
+      this.#verified = false;
+      this.#pending = { kind: "reported" };
+      return this.#say(
+        `I'm sorry, without the ${spokenName(lacking)} I can't confirm it's your account, so I can't make changes to it. Is there anything else I can help with?`,
+      );
+    }
     this.#verifyTried.add(tried);
     return this.#call(verifier, "verify");
   }
@@ -1008,17 +1018,8 @@ class ScriptedSession implements AgentSession {
     this.#pending = listingFor
       ? { kind: "call", tool, purpose, listingFor }
       : { kind: "call", tool, purpose };
-    // Keyed by the spec's parameter names: no prototype, so `__proto__` is an argument like any other.
-    const args: Record<string, unknown> = keyed();
-    const properties = propertiesOf(tool);
-    for (const param of Object.keys(properties)) {
-      const value = this.#args.get(param);
-      if (value !== undefined && fits(properties[param], value)) args[param] = value;
-    }
-    for (const param of tool.tool.parameters.required ?? []) {
-      if (args[param] === undefined && agentWrites(tool, param))
-        args[param] = `Customer asked to ${this.#describe(this.#intent ?? tool)}.`;
-    }
+    const args = this.#argsFor(tool);
+    this.#made.add(`${tool.tool.name} ${JSON.stringify(args)}`);
     const id = `call_${fnv1a(`${this.#rng.key}/call/${++this.#calls}`)
       .toString(16)
       .padStart(8, "0")}`;
@@ -1034,6 +1035,22 @@ class ScriptedSession implements AgentSession {
       ],
     };
     return slip ? { message, slip } : { message };
+  }
+
+  /** The arguments a call of `tool` would carry now: what the agent knows, and the notes it writes itself. */
+  #argsFor(tool: ToolModel): Record<string, unknown> {
+    // Keyed by the spec's parameter names: no prototype, so `__proto__` is an argument like any other.
+    const args: Record<string, unknown> = keyed();
+    const properties = propertiesOf(tool);
+    for (const param of Object.keys(properties)) {
+      const value = this.#args.get(param);
+      if (value !== undefined && fits(properties[param], value)) args[param] = value;
+    }
+    for (const param of tool.tool.parameters.required ?? []) {
+      if (args[param] === undefined && agentWrites(tool, param))
+        args[param] = `Customer asked to ${this.#describe(this.#intent ?? tool)}.`;
+    }
+    return args;
   }
 
   /**
@@ -1113,6 +1130,8 @@ class ScriptedSession implements AgentSession {
     this.#chooseEnums(tool, conversation);
     this.#writeForColleague(tool, conversation);
     const missing = this.#missing(tool);
+    const listing = this.#listingFor(tool, missing, true);
+    if (listing) return listing;
     if (missing.length > 0 && missing.every((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
       return this.#ask(tool, missing);
     if (missing.length > 0) {
@@ -1188,7 +1207,8 @@ class ScriptedSession implements AgentSession {
     }
   }
 
-  #handOff(tool: ToolModel): AgentTurn {
+  /** The early hand-off slip: handing over before trying the tool, through the same steps as a hand-off asked for, so its call is well formed. */
+  #handOff(tool: ToolModel, conversation: readonly ChatMessage[]): AgentTurn {
     const handoff = this.#handoffTool();
     const slip = {
       kind: "early_handoff" as const,
@@ -1196,7 +1216,12 @@ class ScriptedSession implements AgentSession {
     };
     if (handoff) {
       this.#intent = handoff;
-      return this.#call(handoff, "goal", slip);
+      const turn = this.#handOffTo(handoff, conversation);
+      // Asking first for what the hand-off needs, the agent says where it is taking the person.
+      const content = `I'll pass you to a colleague who can help with this. ${turn.message.content ?? ""}`;
+      return turn.message.tool_calls?.length
+        ? { ...turn, slip }
+        : { message: { role: "assistant", content }, slip };
     }
     this.#pending = { kind: "reported" };
     return {
@@ -1263,6 +1288,20 @@ class ScriptedSession implements AgentSession {
       (t) =>
         t.kind === "read_one" && t.entity === tool.entity && t.idParam !== null && !t.idByEmail,
     );
+  }
+
+  /**
+   * The call that lists the records of an id the person does not have, when it can be made now;
+   * `fresh`, only a call not made before (a hand-off after the request was answered would list
+   * again what the agent already showed).
+   */
+  #listingFor(tool: ToolModel, missing: string[], fresh = false): AgentTurn | null {
+    const param = missing.find((p) => tool.idEntities.has(p) && this.#unknownIds.has(p));
+    const lister = param === undefined ? undefined : this.#lister(tool, param);
+    if (!lister || this.#missing(lister).length > 0) return null;
+    if (fresh && this.#made.has(`${lister.tool.name} ${JSON.stringify(this.#argsFor(lister))}`))
+      return null;
+    return this.#call(lister, "list", undefined, param);
   }
 
   /** A read-many tool that lists records of the entity an unknown id names, to find it from. */

@@ -152,14 +152,15 @@ export class OfflineUser {
   }
 
   #answer(text: string): UserTurn {
-    if (HANDED_OVER.test(text))
-      return this.#one(["Okay, thanks.", "Fine, I'll wait.", "Alright, thank you."], "done");
     const questions = questionsIn(text);
     const confirming = questions.some(asksGoAhead);
     // A go-ahead question names the record it would act on; only the other questions ask for details.
     const wanted = this.#askedFor(
       questions.filter((q) => !OFFER_OF_MORE.test(q) && !asksGoAhead(q)).join(" "),
     );
+    // Handed over, the person waits; unless the agent first asks for what the hand-off needs.
+    if (HANDED_OVER.test(text) && wanted.length === 0)
+      return this.#one(["Okay, thanks.", "Fine, I'll wait.", "Alright, thank you."], "done");
     if (wanted.length > 0) return this.#give(wanted);
     if (confirming) return this.#confirm(text);
     if (questions.some((q) => /\bwhich one\b/i.test(q))) return this.#pick(text);

@@ -127,8 +127,11 @@ export function placeholderReason(
   ) {
     return "it repeats the parameter's name";
   }
+  // "the customer's email" describes an email; a summary that quotes the person ("The customer
+  // said: I'd like my account summary") says something: only a phrase about as short as the name.
   if (
     /^(your|the|customer s|customer|user s|user)\s/.test(w) &&
+    w.split(" ").length <= name.split(" ").length + 4 &&
     name.split(" ").some((part) => part.length > 2 && w.includes(part))
   ) {
     return "it describes the value instead of giving it";

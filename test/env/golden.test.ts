@@ -14,15 +14,15 @@ import { simulate } from "../../env/index.ts";
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
     rows: "33ac8c5985cbf20c853ec29e2f7681a63a61eb139ca733b7396f5639b0021ac4",
-    meta: "132f3c10213aeb6817d34a9b3d93b070ee03e3849667f96984b1b7f57581dcb5",
+    meta: "d42ed8d7e6069a6fedda7bb0963fef6e557d53cdd66c4c6bce4d9cda4ada42b3",
   },
   "personal-finance": {
     rows: "115ca853052fd79cfbc97928dffbdb06a259c1d4ac7619b9da31b0dcccf72fd5",
-    meta: "e58f7ba72c663b1e8ee2468d88cfceeac2266805aa68a627643e82723d8ed5ef",
+    meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "128faeb1941dd736d520b67b92e5836fa8c2cb3ebfeb64c4ab5527d085588e31",
-    meta: "2d38e46808e793c24e117aecca0cde91c0388f7c51b666cf03fd211e86396fe8",
+    rows: "6a3debb68a37173c6657250bbc4f75daab37a04b51fd244118f8aa1b1b7b88f8",
+    meta: "27acb6d2283be8b58aa0522815f8268cc74e4cc2d87bc7a0aec69bdfe8cf4310",
   },
 };
 

@@ -155,3 +155,41 @@ describe("the confirmed-writes figure", () => {
     expect(await afterAnswer("No, don't, okay?")).toMatchObject({ writes: 1, confirmed: 0 });
   });
 });
+
+describe("the refused-calls figure", () => {
+  const MALFORMED =
+    '{"error":"invalid_arguments","message":"The arguments to get_order were refused","problems":["missing required argument \\"order_id\\""]}';
+  const PLACEHOLDER =
+    '{"error":"placeholder_argument","message":"\\"order_id\\" looks like a placeholder","argument":"order_id"}';
+
+  it("counts calls the world refused as malformed, not calls it answered with another error", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const row = await rowWith([
+      call("a"),
+      answer("a", MALFORMED),
+      call("b"),
+      answer("b", PLACEHOLDER),
+      call("c"),
+      answer("c", FAILED),
+      call("d"),
+      answer("d", FOUND),
+    ]);
+    expect([tally.facts(row).refused, tally.facts(row).calls]).toEqual([2, 4]);
+    tally.add(row);
+    expect(tally.result().refused_calls).toEqual({ count: 2, of: 4, fraction: 0.5 });
+  });
+
+  it("counts a slip's call too: a slip is a choice, never a malformed call", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const row = await rowWith([call("a"), answer("a", MALFORMED)]);
+    const slipped = {
+      ...row,
+      episode: {
+        ...row.episode,
+        slips: [{ kind: "early_handoff" as const, message: 2, detail: "handed off before trying" }],
+      },
+    };
+    expect(tally.facts(row).refused).toBe(1);
+    expect(tally.facts(slipped).refused).toBe(1);
+  });
+});

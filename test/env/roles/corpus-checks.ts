@@ -333,6 +333,7 @@ export function corpusChecks(specs: readonly string[]): void {
           "openings",
           "reached",
           "off schema",
+          "refused",
           "utility",
           "never called",
         ].join(" | "),
@@ -376,6 +377,7 @@ export function corpusChecks(specs: readonly string[]): void {
             pct(q.distinct_openings).padEnd(8),
             pct(q.goal_reached).padEnd(7),
             pct(q.answers_off_schema).padEnd(10),
+            pct(q.refused_calls).padEnd(7),
             String(utilityCalls).padEnd(7),
             `${q.tools_never_called.join(", ") || "—"}  (${rows.length} rows)`,
           ].join(" | "),
@@ -412,6 +414,10 @@ export function corpusChecks(specs: readonly string[]): void {
         check(
           q.answers_off_schema.count === 0,
           `answers_off_schema ${f(q.answers_off_schema)}: the world answered outside a tool's output schema`,
+        );
+        check(
+          q.refused_calls.count === 0,
+          `refused_calls ${f(q.refused_calls)}: the agent made calls the world refused as malformed`,
         );
         check(
           q.tools_never_called.length === 0,

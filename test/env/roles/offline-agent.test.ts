@@ -212,8 +212,39 @@ describe("the offline agent's slips", () => {
   });
 });
 
-describe("a check of the person the world refuses", () => {
-  it("is no pass: a refused check of a detail the person cannot give ends the request unchanged", async () => {
+describe("the early hand-off slip", () => {
+  it("hands off through the steps of a hand-off asked for: every call well formed, none refused", async () => {
+    const saas = Agent.load("test/fixtures/specs/saas-admin.json");
+    const agent = await saas;
+    const model = WorldModel.of(agent);
+    const rows = (await rowsOf(agent, 1, 96, 3)).filter((r) =>
+      r.episode.slips.some((s) => s.kind === "early_handoff"),
+    );
+    expect(rows.length).toBeGreaterThan(5);
+    let handedOff = 0;
+    for (const row of rows) {
+      for (const message of row.messages) {
+        if (message.role === "tool")
+          expect(message.content, row.id).not.toMatch(
+            /"error":"(invalid_arguments|placeholder_argument)"/,
+          );
+        if (message.role !== "assistant") continue;
+        for (const call of message.tool_calls ?? []) {
+          const tool = model.tools.get(call.function.name);
+          if (tool?.kind !== "handoff") continue;
+          handedOff++;
+          const args = JSON.parse(call.function.arguments);
+          for (const param of tool.tool.parameters.required ?? [])
+            expect(args[param], `${row.id} ${param}`).toBeDefined();
+        }
+      }
+    }
+    expect(handedOff).toBeGreaterThan(0);
+  });
+});
+
+describe("a check of the person without the detail it needs", () => {
+  it("is no pass: a check without a detail the person cannot give is not sent, and the request ends unchanged", async () => {
     const fn = (name: string, description: string, properties: Record<string, unknown>) => ({
       type: "function" as const,
       function: {
@@ -272,8 +303,9 @@ describe("a check of the person the world refuses", () => {
           : '{"error":"invalid_arguments","message":"The arguments to verify_customer_pin were refused","problems":["missing required argument \\"pin\\""]}';
       conversation.push({ role: "tool", tool_call_id: call.id, name: call.function.name, content });
     }
-    expect(called).toContain("verify_customer_pin");
-    expect(called).not.toContain("update_address");
+    // The check would be refused without the PIN: it is never sent, and nothing changes.
+    expect(called).toEqual(["find_customer"]);
+    expect(conversation.at(-1)?.content).toMatch(/without the pin I can't confirm/i);
   });
 });
 

@@ -12,3 +12,18 @@ it(
   },
   SLOW_BEFORE_THE_FIX,
 );
+
+it("a phrase that describes the value is a placeholder; a sentence that quotes the person is not", () => {
+  expect(placeholderReason("email", "the customer's email")).toBe(
+    "it describes the value instead of giving it",
+  );
+  expect(placeholderReason("full_name", "the customer's full legal name")).toBe(
+    "it describes the value instead of giving it",
+  );
+  expect(
+    placeholderReason(
+      "summary",
+      'The customer said: "I\'d like to check the account summary of my account 974490769."',
+    ),
+  ).toBeNull();
+});

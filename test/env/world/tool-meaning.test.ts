@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
+import { openingRequest } from "../../../env/people/goal.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import { situationOf } from "../../fixtures/situations.ts";
@@ -69,11 +70,17 @@ describe("what a tool does, read from its name and its arguments", () => {
           "List users in a workspace: id, name, email and role (owner, admin, member, guest).",
           { workspace_id: { type: "string" } },
         ),
-        mcpTool("change_user_role", "Change a user's role.", {
-          workspace_id: { type: "string" },
-          user_id: { type: "string" },
-          new_role: { type: "string", enum: ["owner", "admin", "member", "guest"] },
-        }),
+        mcpTool(
+          "change_user_role",
+          "Change a user's role.",
+          {
+            workspace_id: { type: "string" },
+            user_id: { type: "string" },
+            new_role: { type: "string", enum: ["owner", "admin", "member", "guest"] },
+            requested_by_user_id: { type: "string" },
+          },
+          ["workspace_id", "user_id", "new_role"],
+        ),
       ],
     });
     const tool = WorldModel.of(roles).tools.get("change_user_role");
@@ -94,6 +101,13 @@ describe("what a tool does, read from its name and its arguments", () => {
     expect(world.call("get_workspace", { workspace_id: workspace }).content).toBe(before);
     const listed = JSON.parse(world.call("list_users", { workspace_id: workspace }).content);
     expect(listed.users.find((u: { user_id: string }) => u.user_id === user)?.role).toBe("guest");
+    // The person asking names themselves once, though two arguments hold their id.
+    const asked = openingRequest(world, {
+      tool: "change_user_role",
+      arguments: { workspace_id: workspace, user_id: user, requested_by_user_id: user },
+      text: "",
+    }).replace(/[\uE000\uE001]/g, "");
+    expect(asked).toBe(`change the user role of my user ${user} for my workspace ${workspace}`);
   });
 
   it("a list of an enum's choices is kept as a set: named in any order, the same record", () => {
