@@ -255,6 +255,13 @@ function nameRule(
     )
   )
     return ({ rng }) => 1 + rng.int(4);
+  // What a plan or booking holds a number of: `paid_seats` counts seats, not money paid.
+  if (
+    /(^|_)(seats|licen[cs]es|users|members|devices|lines|rooms|passengers|attendees|employees)$/.test(
+      field,
+    )
+  )
+    return ({ rng }) => 1 + rng.int(49);
   if (/(^|_)tier$/.test(field)) return ({ rng }) => rng.pick(TIERS);
   if (/^(balance|current|available|current_balance|available_balance|credit_limit)$/.test(field))
     return ({ rng }) => money(rng, 150, 9000);

@@ -201,6 +201,8 @@ describe("fields read from a tool's description", () => {
       ["directions", "prescription", (v) => typeof v === "string" && /^(Take|Apply) /.test(v)],
       ["closing_balance", "bill", (v) => typeof v === "number"],
       ["seat_usage", "workspace", (v) => typeof v === "string" && /^\d+ of \d+ used$/.test(v)],
+      ["paid_seats", "subscription", (v) => Number.isInteger(v) && (v as number) >= 1],
+      ["licenses", "plan", (v) => Number.isInteger(v) && (v as number) >= 1],
       ["usage", "line", (v) => typeof v === "string" && /GB of data/.test(v)],
       ["hours", "store", (v) => typeof v === "string" && /^Mon–Fri /.test(v)],
       ["check_in", "property", (v) => typeof v === "string" && /^\d{2}:00$/.test(v)],
