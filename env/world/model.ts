@@ -11,6 +11,7 @@ import { regexLiteral } from "../util/regex.ts";
 import { type AnswerShape, answerShape, isOutcomeField } from "./answer-shape.ts";
 import { identityKey, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
+import { readsOneRecord } from "./one-record.ts";
 import {
   type Requirement,
   requirementOf,
@@ -99,6 +100,8 @@ export interface ToolModel {
   limitParam: string | null;
   /** read_many: a free-text search argument (`query`), matched against the whole record. */
   search: string | null;
+  /** read_many: the description asks for one record ("Get the current subscription"): the newest is answered, not a list. */
+  single: boolean;
   amountParam: string | null;
   /** create with an amount: the record money leaves (`from_…`, else the first id) and the one it reaches (`to_…`). */
   debit: Ref | null;
@@ -110,6 +113,11 @@ export interface ToolModel {
   idEntities: Map<string, string>;
   /** read_one that checks details against its record (`verify_account_pin`): the arguments it checks. */
   verifies: string[];
+}
+
+/** Whether a read answers with one record, not a list: a read of one, or a listing whose output schema or description asks for one. */
+export function answersOne(tool: ToolModel): boolean {
+  return tool.kind === "read_one" || (tool.answer ? tool.answer.list === null : tool.single);
 }
 
 /** Words that never name an entity in a tool's name. */
@@ -508,6 +516,7 @@ export class WorldModel {
       requires: null,
       filters: [],
       search: null,
+      single: false,
       limitParam:
         Object.keys(properties).find((p) =>
           /^(limit|max_results|count|page_size|top|per_page)$/.test(snake(p)),
@@ -558,6 +567,7 @@ export class WorldModel {
       );
     if (model.kind === "read_many") {
       model.search = Object.keys(properties).find((p) => SEARCH_PARAMS.test(snake(p))) ?? null;
+      model.single = readsOneRecord(tool.description ?? "");
       model.filters = Object.keys(properties).filter(
         (p) =>
           p !== model.limitParam &&

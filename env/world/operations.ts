@@ -6,6 +6,7 @@ import { type FieldFill, fitAnswer } from "./answer-shape.ts";
 import { calculate, formatResult } from "./calculator.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import {
+  answersOne,
   type EntityModel,
   propertiesOf,
   type Ref,
@@ -255,8 +256,8 @@ function readMany(ctx: CallContext): Outcome {
       ? (args[tool.limitParam] as number)
       : DEFAULT_LIST_LIMIT;
   const shape = tool.answer;
-  if (shape && shape.list === null) {
-    // A schema describing one record answers with the first found, and says so when none is.
+  if (answersOne(tool)) {
+    // A schema or a description of one record answers with the first found, and says so when none is.
     const first = list[0];
     if (first === undefined) return refuse("not_found", `No ${entity.name} matches`, { args });
     return { ok: true, json: JSON.stringify(shownOf(ctx, first, false)) };

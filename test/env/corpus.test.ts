@@ -9,7 +9,7 @@ import { SpecError } from "../../env/util/errors.ts";
 import { snake } from "../../env/util/names.ts";
 import { identityKey } from "../../env/world/identity.ts";
 import { createWorld, type World } from "../../env/world/index.ts";
-import { type ToolModel, WorldModel } from "../../env/world/model.ts";
+import { answersOne, type ToolModel, WorldModel } from "../../env/world/model.ts";
 import type { AgentSpec, Coordinate } from "../../spec/index.ts";
 import { situationOf } from "../fixtures/situations.ts";
 
@@ -73,8 +73,7 @@ function looksUpPerson(world: World, tool: ToolModel): boolean {
 /** The records a read answer shows: a list's records under the entity's collection, or the one record. */
 function listed(world: World, tool: ToolModel, content: string): unknown[] {
   const body = json(content);
-  // One record where the tool reads one, or where its output schema describes one.
-  if (tool.kind === "read_one" || (tool.answer && tool.answer.list === null)) return [body];
+  if (answersOne(tool)) return [body];
   const key = tool.answer?.list ?? (world.model.entities.get(tool.entity)?.collection as string);
   const list = body[key];
   return Array.isArray(list) ? list : [];
