@@ -406,7 +406,7 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
   for (const [param, value] of Object.entries(args)) {
     if (param === tool.idParam || param === tool.amountParam) continue;
     if (tool.refs.some((r) => r.param === param && !r.many)) continue;
-    parts.push(argumentPhrase(param, value));
+    parts.push(argumentPhrase(param, value, tool.kind !== "read_one" && tool.kind !== "read_many"));
   }
   // Each detail after the first is set off by a comma, so one's value never runs into the next.
   const [head, ...details] = parts;
@@ -456,11 +456,15 @@ export function spokenValue(value: unknown): string {
   return String(value);
 }
 
-/** A non-identifier argument as a person says it: "to 5 Quay Street", "because it arrived damaged". */
-export function argumentPhrase(param: string, value: unknown): string {
+/**
+ * A non-identifier argument as a person says it: "to 5 Quay Street", "because it arrived
+ * damaged". An address is where a write sends something ("to …"); a read finds by it, so it is
+ * said with its name ("with address line 1 87 Dover Close").
+ */
+export function argumentPhrase(param: string, value: unknown, writes = true): string {
   const key = snake(param);
   const v = keep(typeof value === "string" ? value.replace(/_/g, " ") : spokenValue(value));
-  if (/address/.test(key) && !/email/.test(key)) return `to ${v}`;
+  if (writes && /address/.test(key) && !/email/.test(key)) return `to ${v}`;
   if (/reason/.test(key)) return `because ${v}`;
   if (/variant|size|colou?r/.test(key)) return `for ${v}`;
   if (/priority/.test(key)) return `with ${v} priority`;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
-import { openingRequest } from "../../../env/people/goal.ts";
+import { argumentPhrase, goalOf, openingRequest } from "../../../env/people/goal.ts";
+import { Rng } from "../../../env/rng.ts";
 import { argumentsIn } from "../../../env/text/reading.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { type ToolModel, WorldModel } from "../../../env/world/model.ts";
@@ -77,5 +78,47 @@ describe("the amount in a person's opening request", () => {
       text: "",
     });
     expect(said(paid)).toMatch(/^pay 45\.00 /);
+  });
+});
+
+describe("an address in a person's opening request", () => {
+  const agent = Agent.from({
+    name: "addresses",
+    system_prompt: "You help customers with their energy accounts.",
+    policy: [],
+    tools: [
+      mcpTool(
+        "find_account_by_address",
+        "Find accounts at a supply address.",
+        { address_line_1: { type: "string" }, postcode: { type: "string" } },
+        ["address_line_1", "postcode"],
+      ),
+      mcpTool("update_address", "Change an account's address.", {
+        account_id: { type: "string" },
+        address: { type: "string" },
+      }),
+    ],
+  });
+  const model = WorldModel.of(agent);
+  const said = (text: string) => text.replace(/[\uE000\uE001]/g, "");
+
+  it("is where a write sends something, and what a read finds by, said so the agent reads it back", () => {
+    for (let seed = 0; seed < 4; seed++) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "find_account_by_address" }),
+        seed,
+      });
+      const goal = goalOf(world, new Rng(seed, "goal"));
+      expect(said(goal.text)).not.toMatch(/\bto \d/);
+      const lookup = model.tools.get("find_account_by_address") as ToolModel;
+      expect(argumentsIn(model, lookup, said(goal.text))).toMatchObject({
+        address_line_1: goal.arguments.address_line_1,
+      });
+    }
+    expect(said(argumentPhrase("address", "5 Quay Street"))).toBe("to 5 Quay Street");
+    expect(said(argumentPhrase("address_line_1", "87 Dover Close", false))).toBe(
+      "with address line 1 87 Dover Close",
+    );
   });
 });
