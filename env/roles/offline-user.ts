@@ -43,6 +43,9 @@ const OFFER_OF_MORE = /anything else|help with (anything|something) else|anythin
 /** The agent handing the conversation to someone else. */
 const HANDED_OVER =
   /\b(transfer|hand|pass|connect)\w*\s+(you|your (conversation|chat|call))\b.*\b(human|colleague|specialist|agent|team|person)\b|\bpassed your conversation\b/i;
+/** The agent saying it could not do what was asked, after what it found: "it is settled, so I can't cancel it". */
+const REFUSED_AFTER =
+  /\bso i (can'?t|cannot|couldn'?t|could not|am unable|'m unable|won'?t be able)\b/i;
 /** The agent saying it did not understand, or asking what the person needs. */
 const WHAT_NOW =
   /didn'?t (quite )?(get|understand|catch)|not sure what you need|what would you like|tell me (a bit )?more|what (do|can) i help|what you need/i;
@@ -159,7 +162,7 @@ export class OfflineUser {
       questions.filter((q) => !OFFER_OF_MORE.test(q) && !asksGoAhead(q)).join(" "),
     );
     // Handed over, the person waits; unless the agent first asks for what the hand-off needs.
-    if (HANDED_OVER.test(text) && wanted.length === 0)
+    if (HANDED_OVER.test(text) && wanted.length === 0 && !confirming)
       return this.#one(["Okay, thanks.", "Fine, I'll wait.", "Alright, thank you."], "done");
     if (wanted.length > 0) return this.#give(wanted);
     if (confirming) return this.#confirm(text);
@@ -172,7 +175,8 @@ export class OfflineUser {
     // The agent's framing is its first sentence; what follows may quote the records ("Cannot access shared drive").
     const framing = text.split(/[:.!?](\s|$)/)[0] ?? text;
     if (WHAT_NOW.test(text)) return this.#restate();
-    if (FAILED.test(framing) || saysLastWord(text)) return this.#failure(text);
+    if (FAILED.test(framing) || REFUSED_AFTER.test(text) || saysLastWord(text))
+      return this.#failure(text);
     if (REPORTED.test(framing)) return this.#reported(text);
     if (OFFER_OF_MORE.test(text)) return this.#restate();
     return this.#impatient([

@@ -13,16 +13,16 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "33ac8c5985cbf20c853ec29e2f7681a63a61eb139ca733b7396f5639b0021ac4",
-    meta: "d42ed8d7e6069a6fedda7bb0963fef6e557d53cdd66c4c6bce4d9cda4ada42b3",
+    rows: "cafd2d75a075721a6fef29704185c6a400b7238ad15336368f6782ec61f975d4",
+    meta: "8094cb03b53707b8850a4f95db6dc7474079f54483400ce4deafdfac64c84e36",
   },
   "personal-finance": {
     rows: "115ca853052fd79cfbc97928dffbdb06a259c1d4ac7619b9da31b0dcccf72fd5",
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "6a3debb68a37173c6657250bbc4f75daab37a04b51fd244118f8aa1b1b7b88f8",
-    meta: "27acb6d2283be8b58aa0522815f8268cc74e4cc2d87bc7a0aec69bdfe8cf4310",
+    rows: "1df319e846bf463ad1b4f3e3237ee866f1ea90345e6f962e6441d29189b8c2d9",
+    meta: "a1b80598f859854395dc049bfcc1ac0dde1101e5c161c16a414f6e0163850b23",
   },
 };
 

@@ -11,7 +11,7 @@ import type { SituationWriter, UserSimulator } from "../../../env/roles/types.ts
 import { playEpisode } from "../../../env/rollout.ts";
 import { simulate } from "../../../env/simulate.ts";
 import { IdentifierReader } from "../../../env/text/identifiers.ts";
-import { awaitsGoAhead } from "../../../env/text/phrases.ts";
+import { awaitsGoAhead, givesGoAhead } from "../../../env/text/phrases.ts";
 import { intentOf, needsConfirmation } from "../../../env/text/reading.ts";
 import { spokenName } from "../../../env/text/slots.ts";
 import { createWorld } from "../../../env/world/index.ts";
@@ -316,6 +316,29 @@ describe("the offline person", () => {
         ),
       );
     expect(matching.end).toBe("done");
+  });
+
+  it("is not satisfied by a refusal said after what the agent found, and answers a hand-off's go-ahead", async () => {
+    const airline = await agentOf("test/fixtures/specs/airline.json");
+    const seats = personOf(airline, { tool: "cancel_reservation", stance: "cooperative" });
+    const reservation = String(seats.persona.goal.arguments.reservation_id);
+    const refused = await offlineUser
+      .start(seats)
+      .reply(
+        conversation(
+          `I've checked your reservation ${reservation}: it is cancelled, so I can't add the travel insurance (that's only possible while it is scheduled). Is there anything else I can help you with?`,
+        ),
+      );
+    expect(refused.content).not.toMatch(/perfect|that's all|brilliant|sorted then/i);
+    const handedOver = await offlineUser
+      .start(seats)
+      .reply(
+        conversation(
+          `I'll pass you to a colleague who can help with this. Before I pass this on: I have your reservation ID as ${reservation}. Is that right, shall I go ahead?`,
+        ),
+      );
+    expect(handedOver.end).toBeUndefined();
+    expect(givesGoAhead(handedOver.content), handedOver.content).toBe(true);
   });
 
   it(
