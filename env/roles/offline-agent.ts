@@ -688,13 +688,30 @@ class ScriptedSession implements AgentSession {
     const intro = reads
       ? `Here's what I found${subject ? ` on the ${subject}` : ""}`
       : `Done, I've ${pastOf(tool)}`;
-    this.#lastReport = reads
-      ? `the record shows ${summary(body, collection)}`
-      : `it's done: ${summary(body, collection)}`;
+    // A write's report names what the call set, as the answer shows it, not the record's first fields.
+    const told = summary(body, collection, reads ? undefined : this.#setFields(tool));
+    this.#lastReport = reads ? `the record shows ${told}` : `it's done: ${told}`;
     return this.#say(
-      `${intro}: ${summary(body, collection)}. Is there anything else I can help you with?`,
-      `${intro}: ${summary(body, collection)}. Can I help with anything else?`,
+      `${intro}: ${told}. Is there anything else I can help you with?`,
+      `${intro}: ${told}. Can I help with anything else?`,
     );
+  }
+
+  /**
+   * The fields a write's arguments set on its record, by the names its answer shows them under:
+   * the details and the records it points to (the tariff switched to), not whose record it is.
+   */
+  #setFields(tool: ToolModel): Set<string> {
+    const fields = new Set<string>();
+    const person = this.#model.person.name;
+    for (const param of Object.keys(this.#argsFor(tool))) {
+      if (param === tool.idParam || tool.idEntities.get(param) === person) continue;
+      fields
+        .add(param)
+        .add(snake(param))
+        .add(tool.sets.get(param) ?? snake(param));
+    }
+    return fields;
   }
 
   /** A record not found by an id the person gave: the id is asked about again, while asks remain. */
@@ -1495,7 +1512,11 @@ function spoken(value: unknown): string {
 /** Records a listing's report names one by one; past this, the first five and a count. */
 const MAX_LISTED = 10;
 
-function summary(body: Record<string, unknown>, records: string): string {
+function summary(
+  body: Record<string, unknown>,
+  records: string,
+  written?: ReadonlySet<string>,
+): string {
   const list = Object.entries(body).find(([, v]) => Array.isArray(v));
   const plain = Object.entries(body).filter(
     ([k, v]) =>
@@ -1513,16 +1534,37 @@ function summary(body: Record<string, unknown>, records: string): string {
     const more = items.length > told ? ` and ${items.length - told} more` : "";
     return `${items.length} ${records.replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")}${more})` : ""}`;
   }
+  // After a write: the record's id, what the call set (a list of plain values said as one), its status.
+  const set = written
+    ? Object.entries(body).filter(
+        ([k, v]) =>
+          written.has(k) &&
+          (plain.some(([p]) => p === k) ||
+            (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x !== "object"))),
+      )
+    : [];
+  if (set.length > 0) {
+    const status = plain.find(([k]) => k === "status");
+    const id = plain[0];
+    return [
+      ...(id && !written?.has(id[0]) && id[0] !== "status" ? [id] : []),
+      ...set,
+      ...(status && !set.includes(status) ? [status] : []),
+    ]
+      .map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v)}`)
+      .join(", ");
+  }
   // The first fields, and the status wherever it sits: what a person asking about a record needs.
   const shown = plain.slice(0, 5);
   const status = plain.find(([k]) => k === "status");
   if (status && !shown.includes(status)) shown.push(status);
-  return shown
-    .map(
-      ([k, v]) =>
-        `${spokenWords(k)} ${typeof v === "number" && !Number.isInteger(v) ? v.toFixed(2) : String(v)}`,
-    )
-    .join(", ");
+  return shown.map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v)}`).join(", ");
+}
+
+/** A value of an answer as a report says it: money to the cent, a list of plain values joined. */
+function spokenAnswer(value: unknown): string {
+  if (Array.isArray(value)) return value.map(spokenAnswer).join(" and ");
+  return typeof value === "number" && !Number.isInteger(value) ? value.toFixed(2) : String(value);
 }
 
 /** Words of a hand-off to people in general, not to one specialist. */

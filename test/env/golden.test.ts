@@ -13,15 +13,15 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "cafd2d75a075721a6fef29704185c6a400b7238ad15336368f6782ec61f975d4",
+    rows: "f8c1e6c2a2430abcb1b7e27998d357a696263c36cf8736255a3a882017381c90",
     meta: "8094cb03b53707b8850a4f95db6dc7474079f54483400ce4deafdfac64c84e36",
   },
   "personal-finance": {
-    rows: "115ca853052fd79cfbc97928dffbdb06a259c1d4ac7619b9da31b0dcccf72fd5",
+    rows: "754d6cafb03af1c768061cd1dfed8e4ea3c762791c634436eb5b336f91dbd64e",
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "1df319e846bf463ad1b4f3e3237ee866f1ea90345e6f962e6441d29189b8c2d9",
+    rows: "2bf0701c6a1a2e9431d8f142f205d2bc979b96759dfcaffedc63bc4d45eb92d5",
     meta: "a1b80598f859854395dc049bfcc1ac0dde1101e5c161c16a414f6e0163850b23",
   },
 };

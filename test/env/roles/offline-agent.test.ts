@@ -108,6 +108,37 @@ describe("the offline agent's reports", () => {
     expect(reports).toBeGreaterThan(0);
   });
 
+  it("say what a write set, as its answer shows it, and not the record's other fields", async () => {
+    let reports = 0;
+    const model = WorldModel.of(specs.retail);
+    for (const row of await rowsOf(specs.retail, 0, 160)) {
+      const calls = new Map<string, { name: string; arguments: string }>();
+      row.messages.forEach((message, i) => {
+        if (message.role === "assistant")
+          for (const c of message.tool_calls ?? []) calls.set(c.id, c.function);
+        const answer = row.messages[i - 1];
+        if (message.role !== "assistant" || answer?.role !== "tool") return;
+        if (!/^Done, I've\b/.test(message.content ?? "")) return;
+        const call = calls.get(answer.tool_call_id);
+        const tool = call && model.tools.get(call.name);
+        if (!call || !tool) return;
+        const body = JSON.parse(answer.content) as Record<string, unknown>;
+        const args = JSON.parse(call.arguments) as Record<string, unknown>;
+        const shown = Object.keys(args).filter(
+          (p) => p !== tool.idParam && typeof body[p] === "string",
+        );
+        if (shown.length === 0) return;
+        reports++;
+        for (const p of shown)
+          expect(message.content, row.task_id).toContain(
+            String(body[p]).replace(/_/g, " ").split(" ")[0],
+          );
+        expect(message.content, row.task_id).not.toMatch(/\bcreated at\b/);
+      });
+    }
+    expect(reports).toBeGreaterThan(5);
+  });
+
   it("name every record of a short list, and the first five and how many more of a long one", async () => {
     let lists = 0;
     let long = 0;
