@@ -992,6 +992,20 @@ class ScriptedSession implements AgentSession {
 
   /** The person asks again for what was reported done or impossible: say so in other words, then pass them on. */
   #restated(tool: ToolModel, conversation: readonly ChatMessage[]): AgentTurn {
+    // A read asked again with other details ("…with admin email X") is looked up again with them, once.
+    const last = conversation.at(-1);
+    const reads = tool.kind === "read_one" || tool.kind === "read_many";
+    if (
+      reads &&
+      last?.role === "user" &&
+      this.#restatements === 0 &&
+      this.#tookNew(tool, last.content)
+    ) {
+      this.#restatements++;
+      this.#done.delete(tool);
+      this.#pending = null;
+      return this.#next(conversation);
+    }
     this.#restatements++;
     const handoff = this.#handoffTool();
     // A request carried out is not handed on; one the agent could not carry out goes to a person.
@@ -1004,6 +1018,20 @@ class ScriptedSession implements AgentSession {
       `I understand this matters to you. As I said, ${this.#lastReport || "I've done what I can with this request"}. I'm not able to do more on it from here.`,
       `I'm sorry, I know that's not the answer you wanted: ${this.#lastReport || "this is as far as I can take it"}. There's nothing more I can do on it here.`,
     );
+  }
+
+  /** Takes the values a message gives for `tool`'s arguments that differ from those it was called with; whether any did. */
+  #tookNew(tool: ToolModel, text: string): boolean {
+    let took = false;
+    const properties = propertiesOf(tool);
+    for (const param of Object.keys(properties)) {
+      const read = readValue(this.#model, tool, param, text, false);
+      if (!read || !fits(properties[param], read.value)) continue;
+      if (JSON.stringify(read.value) === JSON.stringify(this.#args.get(param))) continue;
+      this.#args.set(param, read.value);
+      took = true;
+    }
+    return took;
   }
 
   /**

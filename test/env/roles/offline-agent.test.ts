@@ -243,6 +243,58 @@ describe("the offline agent's slips", () => {
   });
 });
 
+describe("a read asked again", () => {
+  it("with other details is looked up again with them, once", async () => {
+    const spec = Agent.from({
+      name: "workspaces",
+      system_prompt: "You help admins with their workspaces.",
+      policy: [],
+      tools: [
+        {
+          type: "function" as const,
+          function: {
+            name: "find_workspace",
+            description: "Find workspaces by the email address of one of their admins.",
+            parameters: {
+              type: "object" as const,
+              properties: { admin_email: { type: "string", format: "email" } },
+              required: ["admin_email"],
+            },
+          },
+        },
+      ],
+    } as never);
+    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: "You help admins with their workspaces." },
+      { role: "user", content: "I want to find my workspace, with admin email ada@analytical.org" },
+    ];
+    const emails: string[] = [];
+    const ask = async (content: string) => {
+      conversation.push({ role: "user", content });
+      return step();
+    };
+    const step = async (): Promise<void> => {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (!call) return;
+      emails.push(JSON.parse(call.function.arguments).admin_email);
+      conversation.push({
+        role: "tool",
+        tool_call_id: call.id,
+        name: call.function.name,
+        content: '{"workspaces":[],"count":0,"total":0}',
+      });
+      return step();
+    };
+    await step();
+    await ask("I'm trying to find my workspace, with admin email grace@hopper.dev.");
+    await ask("I'm trying to find my workspace, with admin email alan@turing.org.");
+    expect(emails).toEqual(["ada@analytical.org", "grace@hopper.dev"]);
+  });
+});
+
 describe("the early hand-off slip", () => {
   it("hands off through the steps of a hand-off asked for: every call well formed, none refused", async () => {
     const saas = Agent.load("test/fixtures/specs/saas-admin.json");
