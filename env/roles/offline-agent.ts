@@ -688,8 +688,19 @@ class ScriptedSession implements AgentSession {
     const intro = reads
       ? `Here's what I found${subject ? ` on the ${subject}` : ""}`
       : `Done, I've ${pastOf(tool)}`;
-    // A write's report names what the call set, as the answer shows it, not the record's first fields.
-    const told = summary(body, collection, reads ? undefined : this.#setFields(tool));
+    // A write's report names what the call set, as the answer shows it, not the record's first
+    // fields; so does a read made to check a write (the person asked whether it went through).
+    const intent = this.#intent;
+    const checksWrite =
+      reads &&
+      intent !== null &&
+      intent !== tool &&
+      (intent.kind === "change" || intent.kind === "create");
+    const told = summary(
+      body,
+      collection,
+      reads ? (checksWrite ? this.#setFields(intent) : undefined) : this.#setFields(tool),
+    );
     this.#lastReport = reads ? `the record shows ${told}` : `it's done: ${told}`;
     return this.#say(
       `${intro}: ${told}. Is there anything else I can help you with?`,
@@ -706,11 +717,13 @@ class ScriptedSession implements AgentSession {
     const person = this.#model.person.name;
     for (const param of Object.keys(this.#argsFor(tool))) {
       if (param === tool.idParam || tool.idEntities.get(param) === person) continue;
+      if (tool.composes?.parts.includes(param)) continue;
       fields
         .add(param)
         .add(snake(param))
         .add(tool.sets.get(param) ?? snake(param));
     }
+    if (tool.composes) fields.add(tool.composes.field);
     return fields;
   }
 

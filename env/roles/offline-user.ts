@@ -486,7 +486,9 @@ export class OfflineUser {
       /\b(done|completed?|has been|have (\w+ed)|i'?ve (\w+ed|sent|paid|set|reset|frozen|issued)|recorded|went through|is now)\b/i.test(
         text,
       );
-    if (wantsChange && !done)
+    // Asked to double-check a change, a read that shows what they asked for answers the doubt.
+    const checked = this.#doubted && this.#showsGoal(text);
+    if (wantsChange && !done && !checked)
       return this.#impatient([
         `Thanks, but I still need you to ${this.#goal()}.`,
         `Okay, but that's not what I asked. I need to ${this.#goal()}.`,
@@ -513,6 +515,18 @@ export class OfflineUser {
       ]);
     }
     return this.#satisfied();
+  }
+
+  /** Whether a report shows a detail the person asked for (the new date, the new role), beyond the record's id. */
+  #showsGoal(text: string): boolean {
+    const said = text.toLowerCase();
+    return Object.entries(this.#persona.goal.arguments).some(
+      ([param, value]) =>
+        !this.#records?.has(param) &&
+        (typeof value === "string" || typeof value === "number") &&
+        String(value).length > 1 &&
+        said.includes(String(value).toLowerCase()),
+    );
   }
 
   /** Whether the person came for a change, not to look something up (or have something worked out). */

@@ -92,6 +92,8 @@ export interface ToolModel {
   answer: AnswerShape | null;
   /** change: arguments written onto the record, argument → field. */
   sets: Map<string, string>;
+  /** change: the parts of an address given apart (`address1`, `city`, `zip`), written as the record's one address field. */
+  composes: { field: string; parts: string[] } | null;
   statusAfter: string | null;
   /** change: the states of its record it acts in, read from its name and description. */
   requires: Requirement | null;
@@ -512,6 +514,7 @@ export class WorldModel {
       view: null,
       answer: null,
       sets: new Map(),
+      composes: null,
       statusAfter: null,
       requires: null,
       filters: [],
@@ -783,6 +786,8 @@ export class WorldModel {
     for (const model of this.tools.values()) {
       const entity = this.entities.get(model.entity) as EntityModel;
       const properties = (model.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
+      model.composes = composedAddress(entity, model);
+      for (const param of model.composes?.parts ?? []) model.sets.delete(param);
       for (const [param, field] of model.sets) {
         const resolved = replacedField(entity, field, model.sets) ?? fieldFor(entity, field);
         model.sets.set(param, resolved);
@@ -1186,6 +1191,38 @@ function replacedField(
   for (const [other, set] of sets)
     if (snake(other) !== field && (set === rest || set === replaced)) return null;
   return replaced;
+}
+
+/** The parts of an address a form gives apart. */
+const ADDRESS_PART =
+  /^(address_?1|address_?2|address_line_?[12]|line_?[12]|street(_address)?|city|town|state|province|region|county|zip|zip_?code|postcode|postal_code|country)$/;
+
+/**
+ * A change that gives an address in parts (`address1`, `address2`, `city`, `state`, `zip`) to a
+ * record that keeps one (`shipping_address`) writes them there, joined: a later read shows the new
+ * address, not the old one beside loose parts. Null when the record keeps no single address, or a
+ * parameter of the tool sets it itself.
+ */
+function composedAddress(
+  entity: EntityModel,
+  tool: ToolModel,
+): { field: string; parts: string[] } | null {
+  const { sets } = tool;
+  const parts = [...sets.keys()].filter((param) => ADDRESS_PART.test(snake(param)));
+  if (parts.length < 2 || !parts.some((p) => /address|line|street/.test(snake(p)))) return null;
+  const kept = [...entity.fields.keys()].filter(
+    (f) => /(^|_)address$/.test(f) && !/email|(^|_)ip_/.test(f),
+  );
+  // Of two (`address`, `default_address`), the one the tool's name names most fully.
+  const named = kept
+    .filter((f) => snake(tool.tool.name).includes(f))
+    .sort((a, b) => b.length - a.length);
+  const longest =
+    named.length === 1 || (named[0]?.length ?? 0) > (named[1]?.length ?? 0) ? named[0] : undefined;
+  const field = kept.length === 1 ? kept[0] : longest;
+  if (field === undefined) return null;
+  if ([...sets.values()].includes(field)) return null;
+  return { field, parts };
 }
 
 function fieldFor(entity: EntityModel, field: string): string {

@@ -361,6 +361,15 @@ function change(ctx: CallContext): Outcome {
     changed[field] = asStored(args[param], propertiesOf(tool)[param]);
   }
   moveSpanEnds(changed, before, args);
+  if (tool.composes) {
+    const given = tool.composes.parts
+      .map((param) => args[param])
+      .filter(
+        (v): v is string | number =>
+          (typeof v === "string" && v.trim() !== "") || typeof v === "number",
+      );
+    if (given.length > 0) changed[tool.composes.field] = given.join(", ");
+  }
   if (tool.statusAfter) changed.status = tool.statusAfter;
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);

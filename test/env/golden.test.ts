@@ -21,7 +21,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "2bf0701c6a1a2e9431d8f142f205d2bc979b96759dfcaffedc63bc4d45eb92d5",
+    rows: "4955d0d268ffd57c68e0f3b5bd9a86188593e7418c94cc9654beec02952b05ea",
     meta: "a1b80598f859854395dc049bfcc1ac0dde1101e5c161c16a414f6e0163850b23",
   },
 };

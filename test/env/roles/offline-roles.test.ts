@@ -341,6 +341,26 @@ describe("the offline person", () => {
     expect(givesGoAhead(handedOver.content), handedOver.content).toBe(true);
   });
 
+  it("who doubted a change is answered by a read that shows it", async () => {
+    const hotel = await agentOf("test/fixtures/specs/hotel.json");
+    const dates = personOf(hotel, { tool: "modify_reservation_dates", stance: "skeptical" });
+    const reservation = String(dates.persona.goal.arguments.reservation_id);
+    const checkIn = String(dates.persona.goal.arguments.new_check_in);
+    const person = offlineUser.start(dates);
+    const seen = conversation(
+      `Done, I've modified the reservation dates: reservation id ${reservation}, check in ${checkIn}, status confirmed. Is there anything else I can help you with?`,
+    );
+    const doubt = await person.reply(seen);
+    expect(doubt.content).toMatch(/double-check/);
+    seen.push({ role: "user", content: doubt.content });
+    seen.push(
+      say(
+        `Here's what I found on the reservation: reservation id ${reservation}, check in ${checkIn}, status confirmed. Is there anything else I can help you with?`,
+      ),
+    );
+    expect((await person.reply(seen)).end).toBe("done");
+  });
+
   it(
     "never sends the same message twice",
     async () => {

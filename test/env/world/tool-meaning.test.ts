@@ -340,3 +340,52 @@ describe("a change that gives a field's next value", () => {
     expect(model.tools.get("change_booking_dates")?.sets.get("new_check_in")).toBe("check_in");
   });
 });
+
+describe("an address given in parts", () => {
+  const agent = Agent.from({
+    name: "address parts",
+    system_prompt: "You help shoppers with their orders.",
+    policy: [],
+    tools: [
+      mcpTool("get_order_details", "Get an order: items, status and shipping address.", {
+        order_id: { type: "string" },
+      }),
+      mcpTool(
+        "modify_pending_order_address",
+        "Change the shipping address of a pending order.",
+        {
+          order_id: { type: "string" },
+          address1: { type: "string" },
+          address2: { type: "string" },
+          city: { type: "string" },
+          state: { type: "string" },
+          country: { type: "string" },
+          zip: { type: "string" },
+        },
+        ["order_id", "address1", "city", "state", "country", "zip"],
+      ),
+    ],
+  });
+
+  it("is written as the record's one address, which a later read shows", () => {
+    const tool = WorldModel.of(agent).tools.get("modify_pending_order_address");
+    expect(tool?.composes?.field).toBe("shipping_address");
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "modify_pending_order_address" }),
+    });
+    const order = world.person.ids.order_id as string;
+    const changed = world.call("modify_pending_order_address", {
+      order_id: order,
+      address1: "228 Saffron Street",
+      city: "Seattle",
+      state: "WA",
+      country: "US",
+      zip: "98101",
+    });
+    expect(changed.ok).toBe(true);
+    const read = JSON.parse(world.call("get_order_details", { order_id: order }).content);
+    expect(read.shipping_address).toBe("228 Saffron Street, Seattle, WA, US, 98101");
+    expect(read.address1).toBeUndefined();
+  });
+});
