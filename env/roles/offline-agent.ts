@@ -724,6 +724,7 @@ class ScriptedSession implements AgentSession {
         .add(tool.sets.get(param) ?? snake(param));
     }
     if (tool.composes) fields.add(tool.composes.field);
+    if (tool.toggles) fields.add(tool.toggles.field);
     return fields;
   }
 

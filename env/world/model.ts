@@ -94,6 +94,10 @@ export interface ToolModel {
   sets: Map<string, string>;
   /** change: the parts of an address given apart (`address1`, `city`, `zip`), written as the record's one address field. */
   composes: { field: string; parts: string[] } | null;
+  /** change: arguments that add to a count the record keeps (`additional_bags` to `checked_bags`), not replace it. */
+  adds: Set<string>;
+  /** change: a yes-or-no field the tool's name turns on or off (`travel_insurance_add`). */
+  toggles: { field: string; on: boolean } | null;
   statusAfter: string | null;
   /** change: the states of its record it acts in, read from its name and description. */
   requires: Requirement | null;
@@ -515,6 +519,8 @@ export class WorldModel {
       answer: null,
       sets: new Map(),
       composes: null,
+      adds: new Set(),
+      toggles: null,
       statusAfter: null,
       requires: null,
       filters: [],
@@ -789,10 +795,17 @@ export class WorldModel {
       model.composes = composedAddress(entity, model);
       for (const param of model.composes?.parts ?? []) model.sets.delete(param);
       for (const [param, field] of model.sets) {
-        const resolved = replacedField(entity, field, model.sets) ?? fieldFor(entity, field);
+        const added = addedField(entity, field);
+        if (added) model.adds.add(param);
+        const resolved =
+          added ?? replacedField(entity, field, model.sets) ?? fieldFor(entity, field);
         model.sets.set(param, resolved);
         if (!entity.fields.has(resolved)) entity.written.set(resolved, properties[param]);
       }
+      if (model.kind === "change") model.toggles = toggledField(entity, model);
+      // What a tool turns on or off holds a yes or a no, whatever its name would suggest.
+      if (model.toggles && entity.fields.get(model.toggles.field)?.type === undefined)
+        entity.fields.set(model.toggles.field, { type: "boolean" });
     }
     this.#dropGuessedFields();
     const used = (entity: EntityModel) =>
@@ -1191,6 +1204,41 @@ function replacedField(
   for (const [other, set] of sets)
     if (snake(other) !== field && (set === rest || set === replaced)) return null;
   return replaced;
+}
+
+/** A count given as how many more: `additional_bags`, `extra_nights`. */
+const ADDITION = /^(additional|extra|more)_(.+)$/;
+
+/**
+ * The count an `additional_bags` adds to: the record's one field that counts bags
+ * (`checked_bags`), so the record keeps its total rather than gaining the addition beside it.
+ */
+function addedField(entity: EntityModel, field: string): string | null {
+  const counted = ADDITION.exec(field)?.[2];
+  if (counted === undefined || entity.fields.has(field)) return null;
+  const kept = [...entity.fields.keys()].filter((f) => f === counted || f.endsWith(`_${counted}`));
+  return kept.length === 1 ? (kept[0] as string) : null;
+}
+
+/** Verbs that turn a yes-or-no field on, and off. */
+const TURNS_ON = new Set(["add", "enable", "activate", "include", "opt", "turn"]);
+const TURNS_OFF = new Set(["remove", "disable", "deactivate", "exclude", "drop"]);
+
+/**
+ * The yes-or-no field a change's name turns on or off when no argument sets it:
+ * `travel_insurance_add(reservation_id, payment_method_id)` makes the reservation's
+ * `travel_insurance` true; `disable_autopay(account_id)` makes `autopay` false.
+ */
+function toggledField(entity: EntityModel, tool: ToolModel): { field: string; on: boolean } | null {
+  const on = TURNS_ON.has(tool.verb) ? true : TURNS_OFF.has(tool.verb) ? false : null;
+  if (on === null) return null;
+  const field = nameWords(tool.tool.name)
+    .filter((w) => w !== tool.verb)
+    .join("_");
+  if (field === "" || !entity.fields.has(field) || [...tool.sets.values()].includes(field))
+    return null;
+  const type = entity.fields.get(field)?.type;
+  return type === undefined || type === "boolean" ? { field, on } : null;
 }
 
 /** The parts of an address a form gives apart. */

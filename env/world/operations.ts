@@ -358,8 +358,16 @@ function change(ctx: CallContext): Outcome {
   for (const [param, field] of tool.sets) {
     if (args[param] === undefined) continue;
     if (!before.has(field)) before.set(field, changed[field]);
-    changed[field] = asStored(args[param], propertiesOf(tool)[param]);
+    const value = asStored(args[param], propertiesOf(tool)[param]);
+    // `additional_bags: 2` adds to the bags the record holds.
+    const held = changed[field];
+    changed[field] =
+      tool.adds.has(param) && typeof held === "number" && typeof value === "number"
+        ? held + value
+        : value;
   }
+  if (tool.toggles && typeof (changed[tool.toggles.field] ?? false) === "boolean")
+    changed[tool.toggles.field] = tool.toggles.on;
   moveSpanEnds(changed, before, args);
   if (tool.composes) {
     const given = tool.composes.parts

@@ -389,3 +389,54 @@ describe("an address given in parts", () => {
     expect(read.address1).toBeUndefined();
   });
 });
+
+describe("a change that adds to a count or turns a yes-or-no on", () => {
+  const agent = Agent.from({
+    name: "bags and insurance",
+    system_prompt: "You help travellers with their reservations.",
+    policy: [],
+    tools: [
+      mcpTool(
+        "get_reservation_details",
+        "Get a reservation: cabin, checked bags and travel insurance.",
+        { reservation_id: { type: "string" } },
+      ),
+      mcpTool("add_checked_bags", "Add checked bags to a reservation.", {
+        reservation_id: { type: "string" },
+        additional_bags: {
+          type: "integer",
+          minimum: 1,
+          description: "Bags to add to the current total.",
+        },
+      }),
+      mcpTool("travel_insurance_add", "Add travel insurance to a reservation.", {
+        reservation_id: { type: "string" },
+      }),
+    ],
+  });
+
+  it("adds `additional_bags` to the bags the record holds, and makes `travel_insurance` true", () => {
+    const model = WorldModel.of(agent);
+    expect(model.tools.get("add_checked_bags")?.sets.get("additional_bags")).toBe("checked_bags");
+    expect(model.tools.get("travel_insurance_add")?.toggles).toEqual({
+      field: "travel_insurance",
+      on: true,
+    });
+    for (let seed = 0; seed < 3; seed++) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "add_checked_bags" }),
+        seed,
+      });
+      const reservation = world.person.ids.reservation_id as string;
+      const read = () =>
+        JSON.parse(world.call("get_reservation_details", { reservation_id: reservation }).content);
+      const before = read().checked_bags as number;
+      expect(before).toEqual(expect.any(Number));
+      world.call("add_checked_bags", { reservation_id: reservation, additional_bags: 2 });
+      expect(read().checked_bags).toBe(before + 2);
+      world.call("travel_insurance_add", { reservation_id: reservation });
+      expect(read().travel_insurance).toBe(true);
+    }
+  });
+});
