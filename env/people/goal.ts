@@ -85,6 +85,18 @@ export function goalOf(world: World, rng: Rng): Goal {
     /address|move|moving|relocat|shipping|mailing|forward/.test(snake(tool.tool.name))
       ? personIdentity(rng.fork("new address"), 0, world.model.places)
       : null;
+  // A change must change something: where it requires no detail, the person asks for one.
+  const details = Object.keys(properties).filter(
+    (param) =>
+      !tool.idEntities.has(param) &&
+      !tool.refs.some((r) => r.param === param) &&
+      param !== tool.limitParam &&
+      !composedByAgent(tool, param),
+  );
+  const chosenDetail =
+    tool.kind === "change" && details.length > 0 && !details.some((p) => required.has(p))
+      ? rng.fork("detail").pick(details)
+      : undefined;
   for (const [param, schema] of Object.entries(properties)) {
     const held = lookup(world.person.ids, param);
     const ref = tool.refs.find((r) => r.param === param);
@@ -98,7 +110,13 @@ export function goalOf(world: World, rng: Rng): Goal {
     // gives the details a lookup finds them by.
     const filters =
       tool.kind === "read_many" && tool.filters.includes(param) && detail !== undefined;
-    if (!required.has(param) && held === undefined && !tool.idEntities.has(param) && !filters)
+    if (
+      !required.has(param) &&
+      held === undefined &&
+      !tool.idEntities.has(param) &&
+      !filters &&
+      param !== chosenDetail
+    )
       continue;
     // A hand-off needs what it requires; the rest is the colleague's to ask.
     if (tool.kind === "handoff" && !required.has(param)) continue;

@@ -722,6 +722,9 @@ class ScriptedSession implements AgentSession {
         .add(param)
         .add(snake(param))
         .add(tool.sets.get(param) ?? snake(param));
+      // The record a change points to is shown under its kind's name (`tariff_code` → `tariff`).
+      const ref = tool.refs.find((r) => r.param === param);
+      if (ref) fields.add(ref.entity);
     }
     if (tool.composes) fields.add(tool.composes.field);
     if (tool.toggles) fields.add(tool.toggles.field);
@@ -864,6 +867,8 @@ class ScriptedSession implements AgentSession {
     if (status && (!meets(tool.requires, status) || entity.statuses.terminal.includes(status))) {
       if (!tool.requires?.statuses.includes(status)) {
         this.#pending = { kind: "reported" };
+        // As the world would refuse it: "try again" is answered, not tried from the start.
+        this.#lastError = "invalid_state";
         const wanted = tool.requires?.statuses ?? [];
         return this.#say(
           `I've checked your ${entity.name.replace(/_/g, " ")} ${String(target)}: it is ${status.replace(/_/g, " ")}, so I can't ${verbPhrase(tool)}${wanted.length > 0 ? ` (that's only possible while it is ${wanted.map((w) => w.replace(/_/g, " ")).join(" or ")})` : ""}. Is there anything else I can help you with?`,
@@ -1578,12 +1583,15 @@ function summary(
   }
   // After a write: the record's id, what the call set (a list of plain values said as one), its status.
   const set = written
-    ? Object.entries(body).filter(
-        ([k, v]) =>
-          written.has(k) &&
-          (plain.some(([p]) => p === k) ||
-            (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x !== "object"))),
-      )
+    ? Object.entries(body)
+        .filter(([k]) => written.has(k))
+        .map(([k, v]): [string, unknown] => [k, codeOf(v) ?? v])
+        .filter(
+          ([k, v]) =>
+            plain.some(([p]) => p === k) ||
+            typeof v === "string" ||
+            (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x !== "object")),
+        )
     : [];
   if (set.length > 0) {
     const status = plain.find(([k]) => k === "status");
@@ -1591,7 +1599,7 @@ function summary(
     return [
       ...(id && !written?.has(id[0]) && id[0] !== "status" ? [id] : []),
       ...set,
-      ...(status && !set.includes(status) ? [status] : []),
+      ...(status && !set.some(([k]) => k === "status") ? [status] : []),
     ]
       .map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v)}`)
       .join(", ");
@@ -1601,6 +1609,13 @@ function summary(
   const status = plain.find(([k]) => k === "status");
   if (status && !shown.includes(status)) shown.push(status);
   return shown.map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v)}`).join(", ");
+}
+
+/** The code or id an object of an answer is known by (a tariff's `code`), or undefined. */
+function codeOf(value: unknown): string | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return undefined;
+  const entry = Object.entries(value).find(([k]) => /(^|_)(code|id)$/.test(k));
+  return typeof entry?.[1] === "string" ? entry[1] : undefined;
 }
 
 /** A value of an answer as a report says it: money to the cent, a list of plain values joined. */

@@ -359,6 +359,13 @@ function change(ctx: CallContext): Outcome {
     if (args[param] === undefined) continue;
     if (!before.has(field)) before.set(field, changed[field]);
     const value = asStored(args[param], propertiesOf(tool)[param]);
+    // A detail of a part the tool is named for (`update_direct_debit`'s `collection_day`) is
+    // written in that part (`direct_debit.collection_day`), not beside it.
+    const part = partHolding(changed, tool, field);
+    if (part) {
+      changed[part] = { ...(changed[part] as Record<string, unknown>), [field]: value };
+      continue;
+    }
     // `additional_bags: 2` adds to the bags the record holds.
     const held = changed[field];
     changed[field] =
@@ -368,6 +375,7 @@ function change(ctx: CallContext): Outcome {
   }
   if (tool.toggles && typeof (changed[tool.toggles.field] ?? false) === "boolean")
     changed[tool.toggles.field] = tool.toggles.on;
+  for (const { ref, record: chosen } of refs.records) pointTo(ctx, changed, ref, chosen);
   moveSpanEnds(changed, before, args);
   if (tool.composes) {
     const given = tool.composes.parts
@@ -402,6 +410,56 @@ function dayOf(record: WorldRecord, bound: string): string | null {
 }
 
 /** Whether a tool's name names the records of an entity (`delete_payee` names payee). */
+/**
+ * A change named for the record it points to (`switch_tariff(account_number, tariff_code)`)
+ * makes the target's field of that name (`tariff`) the chosen record: its id where the field
+ * holds one, and where it holds an object, that object with its code or id and the details the
+ * chosen record shares with it (a name, a type).
+ */
+function pointTo(ctx: CallContext, changed: WorldRecord, ref: Ref, chosen: WorldRecord): void {
+  const { tool, store } = ctx;
+  if (ref.many || ref.by !== "id" || ref.role === "from") return;
+  const field = ref.entity;
+  const held = changed[field];
+  if (held === undefined || !nameWords(tool.tool.name).includes(field.split("_").at(-1) ?? ""))
+    return;
+  const id = chosen[store.entity(ref.entity).idField];
+  if (typeof held === "string" || typeof held === "number") {
+    changed[field] = id as string;
+    return;
+  }
+  if (held === null || typeof held !== "object" || Array.isArray(held)) return;
+  const before = held as Record<string, unknown>;
+  const key = Object.keys(before).find((k) => /(^|_)(code|id)$/.test(k));
+  if (key === undefined) return;
+  const after: Record<string, unknown> = { ...before, [key]: id };
+  for (const k of Object.keys(before))
+    if (k !== key && chosen[k] !== undefined && typeof chosen[k] === typeof before[k])
+      after[k] = chosen[k];
+  changed[field] = after;
+}
+
+/**
+ * The field of a record holding an object that a change's name names (`direct_debit` for
+ * `update_direct_debit`) and that holds `field` itself, when the record keeps no `field` of its
+ * own: where that detail lives.
+ */
+function partHolding(record: WorldRecord, tool: ToolModel, field: string): string | null {
+  if (field in record) return null;
+  const words = new Set(nameWords(tool.tool.name));
+  const parts = Object.keys(record).filter((key) => {
+    const value = record[key];
+    return (
+      value !== null &&
+      typeof value === "object" &&
+      !Array.isArray(value) &&
+      field in value &&
+      key.split("_").every((w) => words.has(w))
+    );
+  });
+  return parts.length === 1 ? (parts[0] as string) : null;
+}
+
 function namesEntity(tool: ToolModel, entity: EntityModel): boolean {
   const words = new Set(nameWords(tool.tool.name).map(singular));
   return entity.name.split("_").every((part) => words.has(part));

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { userBrief } from "../../../env/people/brief.ts";
+import { goalOf } from "../../../env/people/goal.ts";
 import { samplePersona } from "../../../env/people/persona.ts";
 import {
   keep,
@@ -18,6 +19,7 @@ import { createWorld } from "../../../env/world/index.ts";
 import type { ChatMessage } from "../../../spec/index.ts";
 import { financeSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
 import { situationOf, withDefaultAxes } from "../../fixtures/situations.ts";
+import { mcpTool } from "../../support/specs.ts";
 
 const retail = Agent.from(withDefaultAxes(referenceSpec));
 const finance = Agent.from(financeSpec);
@@ -263,5 +265,42 @@ describe("the offline writer", () => {
     expect(later.history.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(later.history[1]?.content).toMatch(/taken care of it/);
     expect(later.message).toMatch(/promised|told|said this was done/i);
+  });
+});
+
+describe("the goal of a change whose details are all optional", () => {
+  it("asks for one of them: a change must change something", () => {
+    const agent = Agent.from({
+      name: "direct debits",
+      system_prompt: "You help customers with their energy accounts.",
+      policy: [],
+      tools: [
+        mcpTool("get_account", "Get an account.", { account_number: { type: "string" } }),
+        mcpTool(
+          "update_direct_debit",
+          "Change the monthly amount or the collection day of an account's direct debit.",
+          {
+            account_number: { type: "string" },
+            monthly_amount: { type: "number", minimum: 5 },
+            collection_day: { type: "integer", minimum: 1, maximum: 28 },
+          },
+          ["account_number"],
+        ),
+      ],
+    });
+    const asked = new Set<string>();
+    for (let seed = 0; seed < 8; seed++) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "update_direct_debit" }),
+        seed,
+      });
+      const details = Object.keys(goalOf(world, new Rng(seed, "goal")).arguments).filter(
+        (p) => p !== "account_number",
+      );
+      expect(details).toHaveLength(1);
+      for (const p of details) asked.add(p);
+    }
+    expect(asked).toEqual(new Set(["monthly_amount", "collection_day"]));
   });
 });

@@ -440,3 +440,51 @@ describe("a change that adds to a count or turns a yes-or-no on", () => {
     }
   });
 });
+
+describe("a change named for the record it points to", () => {
+  const agent = Agent.from({
+    name: "tariffs",
+    system_prompt: "You help customers with their energy accounts.",
+    policy: [],
+    tools: [
+      mcpTool(
+        "get_account",
+        "Get an account.",
+        { account_number: { type: "string" } },
+        ["account_number"],
+        {
+          account_number: { type: "string" },
+          tariff: {
+            type: "object",
+            properties: { code: { type: "string" }, name: { type: "string" } },
+          },
+        },
+      ),
+      mcpTool("list_tariffs", "List the tariffs on offer.", {}, []),
+      mcpTool("switch_tariff", "Move an account to another tariff.", {
+        account_number: { type: "string" },
+        tariff_code: { type: "string" },
+      }),
+    ],
+  });
+
+  it("makes the target's field of that name the chosen record, its code and its name", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "switch_tariff" }),
+    });
+    const account = world.person.ids.account_number as string;
+    const tariffs = JSON.parse(world.call("list_tariffs", {}).content).tariffs as Record<
+      string,
+      unknown
+    >[];
+    const chosen = tariffs.at(-1) as Record<string, unknown>;
+    const before = JSON.parse(world.call("get_account", { account_number: account }).content);
+    expect(before.tariff.code).not.toBe(chosen.tariff_code);
+    expect(
+      world.call("switch_tariff", { account_number: account, tariff_code: chosen.tariff_code }).ok,
+    ).toBe(true);
+    const after = JSON.parse(world.call("get_account", { account_number: account }).content);
+    expect(after.tariff).toEqual({ code: chosen.tariff_code, name: chosen.name });
+  });
+});
