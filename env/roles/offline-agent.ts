@@ -1584,12 +1584,22 @@ function summary(
   // After a write: the record's id, what the call set (a list of plain values said as one), its status.
   const set = written
     ? Object.entries(body)
-        .filter(([k]) => written.has(k))
-        .map(([k, v]): [string, unknown] => [k, codeOf(v) ?? v])
+        .flatMap(([k, v]): [string, unknown][] =>
+          written.has(k)
+            ? [[k, codeOf(v) ?? v]]
+            : // A detail written inside a part of the record (`direct_debit.collection_day`).
+              v !== null && typeof v === "object" && !Array.isArray(v)
+              ? Object.entries(v)
+                  .filter(([sub, x]) => written.has(sub) && typeof x !== "object")
+                  .map(([sub, x]): [string, unknown] => [`${k}_${sub}`, x])
+              : [],
+        )
         .filter(
           ([k, v]) =>
             plain.some(([p]) => p === k) ||
             typeof v === "string" ||
+            typeof v === "number" ||
+            typeof v === "boolean" ||
             (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x !== "object")),
         )
     : [];

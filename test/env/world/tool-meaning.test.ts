@@ -488,3 +488,46 @@ describe("a change named for the record it points to", () => {
     expect(after.tariff).toEqual({ code: chosen.tariff_code, name: chosen.name });
   });
 });
+
+describe("a change named for a part of its record", () => {
+  it("writes a detail that part holds in the part (`update_direct_debit`'s `collection_day`)", () => {
+    const agent = Agent.from({
+      name: "direct debits",
+      system_prompt: "You help customers with their energy accounts.",
+      policy: [],
+      tools: [
+        mcpTool(
+          "get_account",
+          "Get an account.",
+          { account_number: { type: "string" } },
+          ["account_number"],
+          {
+            account_number: { type: "string" },
+            direct_debit: {
+              type: "object",
+              properties: {
+                monthly_amount_gbp: { type: "number" },
+                collection_day: { type: "integer" },
+              },
+            },
+          },
+        ),
+        mcpTool("update_direct_debit", "Change the collection day of an account's direct debit.", {
+          account_number: { type: "string" },
+          collection_day: { type: "integer" },
+        }),
+      ],
+    });
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "update_direct_debit" }),
+    });
+    const account = world.person.ids.account_number as string;
+    const before = JSON.parse(world.call("get_account", { account_number: account }).content);
+    const day = before.direct_debit.collection_day === 27 ? 26 : 27;
+    world.call("update_direct_debit", { account_number: account, collection_day: day });
+    const after = JSON.parse(world.call("get_account", { account_number: account }).content);
+    expect(after.direct_debit).toEqual({ ...before.direct_debit, collection_day: day });
+    expect(after.collection_day).toBeUndefined();
+  });
+});
