@@ -415,18 +415,23 @@ function fieldKindRule(field: string, entity: string): NameRule | undefined {
   if (/(^|_)allerg(y|ies)(_flags)?$|^allergy_\w+$/.test(field))
     return ({ rng }) =>
       many ? (rng.chance(0.4) ? [] : some(rng, ALLERGIES, 2)) : rng.pick(ALLERGIES);
+  // A history is told in the order it happened.
   if (/(^|_)payment_history$/.test(field))
     return ({ rng }) =>
-      Array.from({ length: 1 + rng.int(3) }, () => ({
-        date: isoDate(rng, -1),
-        amount: money(rng, 8, 450),
-      }));
+      inOrder(
+        Array.from({ length: 1 + rng.int(3) }, () => ({
+          date: isoDate(rng, -1),
+          amount: money(rng, 8, 450),
+        })),
+      );
   if (/(^|_)fill_history$/.test(field))
     return ({ rng }) =>
-      Array.from({ length: 1 + rng.int(3) }, () => ({
-        date: isoDate(rng, -1),
-        days_supply: rng.pick([30, 60, 90]),
-      }));
+      inOrder(
+        Array.from({ length: 1 + rng.int(3) }, () => ({
+          date: isoDate(rng, -1),
+          days_supply: rng.pick([30, 60, 90]),
+        })),
+      );
   if (/(^|_)(saved_)?payment_methods?$/.test(field))
     return ({ rng }) => {
       const cards = Array.from(
@@ -804,6 +809,11 @@ export function singular(word: string): string {
   if (/(ss|sh|ch|x|z)es$/.test(word)) return word.slice(0, -2);
   if (/[^s]s$/.test(word)) return word.slice(0, -1);
   return word;
+}
+
+/** Dated entries, oldest first. */
+function inOrder<T extends { date: string }>(entries: T[]): T[] {
+  return entries.sort((x, y) => x.date.localeCompare(y.date));
 }
 
 /** English plural of a noun: order → orders, entry → entries, address → addresses. */

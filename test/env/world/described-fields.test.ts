@@ -160,6 +160,18 @@ describe("fields read from a tool's description", () => {
     expect(fees.every((fee) => typeof fee === "number" && fee > 500)).toBe(true);
   });
 
+  it("tell a history in the order it happened", () => {
+    for (const [field, entity] of [
+      ["payment_history", "order"],
+      ["fill_history", "prescription"],
+    ] as const)
+      for (let seed = 0; seed < 40; seed++) {
+        const ctx = { rng: new Rng(seed, "history"), entity, isPerson: false, currency: "USD" };
+        const dates = (valueFor(field, undefined, ctx) as { date: string }[]).map((e) => e.date);
+        expect(dates, `${field} seed ${seed}`).toEqual([...dates].sort());
+      }
+  });
+
   it("get values of the kind their name says, never a filler code, and a list said as one string where the schema takes a string", () => {
     const FILLER = /^[A-Z][a-z]+-\d{3}$/;
     const ctx = (entity: string) => ({
@@ -186,12 +198,18 @@ describe("fields read from a tool's description", () => {
       [
         "payment_history",
         "order",
-        (v) => Array.isArray(v) && v.every((p) => typeof p.amount === "number"),
+        (v) =>
+          Array.isArray(v) &&
+          v.every((p) => typeof p.amount === "number") &&
+          v.every((p, i) => i === 0 || v[i - 1].date <= p.date),
       ],
       [
         "fill_history",
         "prescription",
-        (v) => Array.isArray(v) && v.every((f) => [30, 60, 90].includes(f.days_supply)),
+        (v) =>
+          Array.isArray(v) &&
+          v.every((f) => [30, 60, 90].includes(f.days_supply)) &&
+          v.every((f, i) => i === 0 || v[i - 1].date <= f.date),
       ],
       [
         "payment_methods",
