@@ -1322,7 +1322,13 @@ class ScriptedSession implements AgentSession {
   /** Required arguments not yet known, or known in a form the schema refuses (those the agent writes itself excepted). */
   #missing(tool: ToolModel): string[] {
     const properties = propertiesOf(tool);
-    return (tool.tool.parameters.required ?? []).filter(
+    const required = tool.tool.parameters.required ?? [];
+    // The id of the record a change acts on is needed, whatever the schema marks optional.
+    const needed =
+      tool.kind === "change" && tool.idParam && !tool.idByEmail && !required.includes(tool.idParam)
+        ? [...required, tool.idParam]
+        : required;
+    return needed.filter(
       (p) =>
         !agentWrites(tool, p) && (!this.#args.has(p) || !fits(properties[p], this.#args.get(p))),
     );

@@ -99,6 +99,8 @@ export class OfflineUser {
   #patience: number;
   #asked = new Map<string, number>();
   #misled = false;
+  /** The value the person last gave for each id asked of them, mixed up or not. */
+  readonly #lastSaid = new Map<string, string>();
   #doubted = false;
   #insisted = 0;
   #claimed = false;
@@ -305,6 +307,7 @@ export class OfflineUser {
         this.#misled = true;
         const wrong = garble(value, this.#rng);
         misstated.push(wrong);
+        this.#lastSaid.set(param, wrong);
         parts.push(`I think it's ${keep(wrong)}?`);
       } else if (typeof value === "boolean" && !labelled) {
         // A yes-or-no is answered as one, not handed over as a value ("Sure, it's no.").
@@ -316,10 +319,12 @@ export class OfflineUser {
       } else if (labelled) {
         // The label is kept as typed, so a typo or a lower case never hides which detail it is.
         parts.push(`${keep(label)} ${keep(spokenValue(value))}`);
+        if (typeof value === "string") this.#lastSaid.set(param, value);
       } else {
         parts.push(
           `${this.#rng.pick(["", "It's ", "Sure, it's ", "That's "])}${keep(spokenValue(value))}.`,
         );
+        if (typeof value === "string") this.#lastSaid.set(param, value);
       }
     }
     const content = labelled
@@ -395,8 +400,11 @@ export class OfflineUser {
       (id) => !lowered.some((h) => h.includes(id.toLowerCase())),
     );
     const right = stranger ? this.#ownFor(text, stranger) : undefined;
-    if (stranger && right)
+    if (stranger && right) {
+      // Putting the id right settles any mix-up of theirs: it is not owned up to again later.
+      this.#misled = false;
       return { content: `No, ${keep(stranger)} isn't mine. It's ${keep(right)}.` };
+    }
     // An id of a kind they hold none of (an account number they never knew) they cannot judge:
     // they go by what the agent found.
     if (stranger)
@@ -441,7 +449,9 @@ export class OfflineUser {
       this.#misled = false;
       const [param] = [...this.#asked.keys()].filter((k) => /(_id|Id)$/.test(k));
       const value = param ? lookup(p.details.ids, param) : undefined;
-      if (value) return { content: `Oh sorry, I mixed it up. It's ${keep(value)}.` };
+      // Only a mix-up still standing is put right: not one the person has since corrected.
+      if (value && this.#lastSaid.get(param as string) !== value)
+        return { content: `Oh sorry, I mixed it up. It's ${keep(value)}.` };
     }
     // Told it is the agent's last word, a person who presses asks once for someone who can do more.
     const final = saysLastWord(text);

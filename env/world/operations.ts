@@ -616,8 +616,13 @@ function resolveTarget(
 ): { ok: true; record: WorldRecord } | { ok: false; error: Record<string, unknown> } {
   const { tool, store, args } = ctx;
   const param = tool.idParam as string;
-  const value = String(args[param]);
   const entity = store.entity(tool.entity);
+  // Without the id there is no record to act on: the call is refused, not a lookup of "undefined".
+  if (args[param] === undefined)
+    return refuse("invalid_arguments", `The arguments to ${tool.tool.name} were refused`, {
+      problems: [`"${param}" names the ${entity.name} it acts on; none was given`],
+    });
+  const value = String(args[param]);
   const id = tool.idByEmail ? store.personByEmail(value) : value;
   const record = id === undefined ? undefined : store.get(entity.name, id);
   return record ? { ok: true, record } : notFound(entity.name, param, value);

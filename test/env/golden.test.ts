@@ -17,11 +17,11 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "8094cb03b53707b8850a4f95db6dc7474079f54483400ce4deafdfac64c84e36",
   },
   "personal-finance": {
-    rows: "754d6cafb03af1c768061cd1dfed8e4ea3c762791c634436eb5b336f91dbd64e",
+    rows: "96c1195079c89a67f6f892f4630cabda4dee5659ab26b7440f8d97b185b15b7c",
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "4955d0d268ffd57c68e0f3b5bd9a86188593e7418c94cc9654beec02952b05ea",
+    rows: "682e2ce123c447069ceaf1b0a5c370afe23027702df82fd10ed7a7accf659ea3",
     meta: "a1b80598f859854395dc049bfcc1ac0dde1101e5c161c16a414f6e0163850b23",
   },
 };

@@ -28,6 +28,20 @@ import {
 export function corpusChecks(specs: readonly string[]): void {
   describe("the offline agent on the corpus", () => {
     it(
+      "never calls a change without the id of the record it acts on",
+      async () => {
+        const cases: string[] = [];
+        for (const path of specs)
+          for (const row of await rowsOf(path))
+            for (const message of row.messages)
+              if (message.role === "tool" && /"undefined"/.test(message.content))
+                cases.push(`${path} ${row.task_id}: ${message.content.slice(0, 160)}`);
+        expect(summary(cases)).toEqual(none);
+      },
+      HEAVY,
+    );
+
+    it(
       "never puts a sentence into an identifier field, except in a recorded slip",
       async () => {
         const DETAIL = /(_id|_number|_code|email|phone|name)$/;

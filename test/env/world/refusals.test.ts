@@ -15,6 +15,45 @@ describe("the world says no", () => {
   const world = () =>
     createWorld({ spec: retail, situation: situationOf(retail, { tool: "get_order" }) });
 
+  it("refuses a change given no id of the record it acts on, rather than look up nothing", () => {
+    const agent = Agent.from({
+      name: "forms",
+      system_prompt: "You help patients.",
+      policy: [],
+      tools: [
+        {
+          type: "function" as const,
+          function: {
+            name: "intake_form_send",
+            description: "Send an intake form for an appointment.",
+            parameters: {
+              type: "object" as const,
+              properties: {
+                patient_id: { type: "string" },
+                appointment_id: { type: "string" },
+                form: { type: "string", enum: ["health_history", "consent"] },
+              },
+              required: ["patient_id", "form"],
+            },
+          },
+        },
+      ],
+    } as never);
+    const sent = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "intake_form_send" }),
+    });
+    const patient = sent.person.ids.patient_id as string;
+    const answer = json(
+      sent.call("intake_form_send", { patient_id: patient, form: "consent" }).content,
+    );
+    expect(answer.error).toBe("invalid_arguments");
+    expect(JSON.stringify(answer)).not.toContain("undefined");
+    expect(answer.problems).toEqual([
+      '"appointment_id" names the appointment it acts on; none was given',
+    ]);
+  });
+
   it("answers an unknown identifier with not_found, naming what was looked up", () => {
     const answer = world().call("get_order", { order_id: "W0000000" });
     expect(answer).toMatchObject({ ok: false, error: "not_found" });
