@@ -355,10 +355,17 @@ export function openingRequest(world: World, goal: Goal): string {
   if (tool.kind === "handoff") return requestText(tool, entity, goal.arguments);
   // Only ids the person holds: of two identical records they do not know which id is theirs.
   const held = (param: string) => lookup(world.person.ids, param) !== undefined;
+  // A change that requires no detail is asked for with the one the person wants changed: nothing
+  // else would tell the agent what to change.
+  const required = new Set(tool.tool.parameters.required ?? []);
+  const optionalChange =
+    tool.kind === "change" &&
+    !Object.keys(goal.arguments).some((p) => required.has(p) && !tool.idEntities.has(p));
   const kept = Object.fromEntries(
     Object.entries(goal.arguments).filter(
       ([param]) =>
         param === tool.amountParam ||
+        (optionalChange && !required.has(param) && !tool.idEntities.has(param)) ||
         ((param === tool.idParam ||
           tool.refs.some((r) => r.param === param && !r.many && r.by === "id")) &&
           (held(param) || !tool.idEntities.has(param))),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { userBrief } from "../../../env/people/brief.ts";
-import { goalOf } from "../../../env/people/goal.ts";
+import { goalOf, openingRequest } from "../../../env/people/goal.ts";
 import { samplePersona } from "../../../env/people/persona.ts";
 import {
   keep,
@@ -269,7 +269,7 @@ describe("the offline writer", () => {
 });
 
 describe("the goal of a change whose details are all optional", () => {
-  it("asks for one of them: a change must change something", () => {
+  it("asks for one of them, in its opening: a change must change something", () => {
     const agent = Agent.from({
       name: "direct debits",
       system_prompt: "You help customers with their energy accounts.",
@@ -295,11 +295,14 @@ describe("the goal of a change whose details are all optional", () => {
         situation: situationOf(agent, { tool: "update_direct_debit" }),
         seed,
       });
-      const details = Object.keys(goalOf(world, new Rng(seed, "goal")).arguments).filter(
-        (p) => p !== "account_number",
-      );
+      const goal = goalOf(world, new Rng(seed, "goal"));
+      const details = Object.keys(goal.arguments).filter((p) => p !== "account_number");
       expect(details).toHaveLength(1);
       for (const p of details) asked.add(p);
+      // Said in the opening: nothing else would tell the agent what to change.
+      const opening = openingRequest(world, goal).replace(/[\uE000\uE001]/g, "");
+      const value = goal.arguments[details[0] as string] as number;
+      expect(opening).toContain(Number.isInteger(value) ? String(value) : value.toFixed(2));
     }
     expect(asked).toEqual(new Set(["monthly_amount", "collection_day"]));
   });

@@ -429,6 +429,11 @@ export function corpusChecks(specs: readonly string[]): void {
           q.answers_off_schema.count === 0,
           `answers_off_schema ${f(q.answers_off_schema)}: the world answered outside a tool's output schema`,
         );
+        // The offline roles on a plain row (normal world, ok condition, no slip) get the person what they came for.
+        check(
+          (q.goal_reached.fraction ?? 1) >= 0.99,
+          `goal_reached ${f(q.goal_reached)} < 0.99 on plain rows`,
+        );
         check(
           q.refused_calls.count === 0,
           `refused_calls ${f(q.refused_calls)}: the agent made calls the world refused as malformed`,
