@@ -327,8 +327,10 @@ export class OfflineUser {
         if (typeof value === "string") this.#lastSaid.set(param, value);
       }
     }
+    // Details one of which holds commas (an address) are set off by semicolons.
+    const between = parts.some((part) => part.includes(",")) ? "; " : ", ";
     const content = labelled
-      ? `${this.#rng.pick(["Sure: ", "Here you go: ", "", "Okay, "])}${parts.join(keep(", "))}.`
+      ? `${this.#rng.pick(["Sure: ", "Here you go: ", "", "Okay, "])}${parts.join(keep(between))}.`
       : parts.join(" ");
     return misstated.length > 0 ? { content, misstated } : { content };
   }

@@ -324,9 +324,22 @@ const labelPattern = memoized((param) => {
   return new RegExp(`${guard}\\b(?:${labels.join("|")})\\b[:\\s]+([^,;\\n]{1,200})`, "i");
 });
 
-/** The value after a detail's label, up to the next comma or semicolon. */
+/** An address's label, its value up to the next semicolon: an address holds commas. */
+const addressLabelPattern = memoized(
+  (param) => new RegExp(labelPattern(param).source.replace("[^,;\\n]", "[^;\\n]"), "i"),
+);
+
+/**
+ * The value after a detail's label, up to the next comma or semicolon; an address, in a list set
+ * off by semicolons ("forwarding address 48 Thistle Way, Vancouver V6B 1A1; forwarding postcode
+ * …"), up to the next semicolon.
+ */
 function labelledValue(param: string, text: string): string | null {
-  const match = labelPattern(param).exec(text);
+  const key = snake(param);
+  const address = /address/.test(key) && !/(address_?line_?2|address2|email)/.test(key);
+  const match = (address && text.includes(";") ? addressLabelPattern : labelPattern)(param).exec(
+    text,
+  );
   if (!match) return null;
   // "I don't have the member id to hand": the label is named, its value is not given.
   if (WITHOUT.test(text.slice(Math.max(0, match.index - 40), match.index))) return null;

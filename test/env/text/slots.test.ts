@@ -125,6 +125,22 @@ describe("reading a detail from what the person said", () => {
     ).toBeNull();
   });
 
+  it("reads a labelled address whole, commas and all, from details set off by semicolons", () => {
+    const read = (said: string) =>
+      readValue(model, tool("register_move_out"), "forwarding_address", said, false)?.value;
+    expect(
+      read(
+        "Here you go: move out date 2026-09-30; forwarding address 48 Thistle Way, Vancouver V6B 1A1; forwarding postcode V6B 1A1.",
+      ),
+    ).toBe("48 Thistle Way, Vancouver V6B 1A1");
+    // Set off by commas, the details keep their own: an address there ends at the next comma.
+    expect(
+      read(
+        "Here you go: move out date 2026-09-30, forwarding address 48 Thistle Way, forwarding postcode V6B 1A1.",
+      ),
+    ).toBe("48 Thistle Way");
+  });
+
   it("takes a note asked for as said, a polite one too, but no request said again", () => {
     const note = (text: string) =>
       readValue(model, tool("claim_note_add"), "note", text, true)?.value;
