@@ -384,10 +384,12 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
       .map(([, value]) => keep(String(value).replace(/_/g, " ")));
     return `talk to ${handoffTarget(tool)}${desks.length > 0 ? ` about ${desks.join(" and ")}` : ""}`;
   }
-  const nouns = snake(tool.tool.name)
+  const words = snake(tool.tool.name)
     .split("_")
-    .filter((w) => w !== tool.verb)
-    .join(" ");
+    .filter((w) => w !== tool.verb);
+  // "port_in_number": the particle goes with the verb ("port in my number"), not with the thing.
+  const particle = PARTICLES.has(words[0] ?? "") && words.length > 1 ? words.shift() : undefined;
+  const nouns = words.join(" ");
   const named = (param: string) =>
     `my ${(tool.idEntities.get(param) ?? tool.entity).replace(/_/g, " ")} ${keep(String(args[param]))}`;
   const amount =
@@ -396,7 +398,8 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
       : null;
   const id =
     tool.idParam && !tool.idByEmail && args[tool.idParam] !== undefined ? tool.idParam : null;
-  const parts = [lookup(VERB_WORDS, tool.verb) ?? tool.verb];
+  const verb = lookup(VERB_WORDS, tool.verb) ?? tool.verb;
+  const parts = [particle ? `${verb} ${particle}` : verb];
   if (id)
     parts.push(nouns === entity.name || nouns === "" ? named(id) : `the ${nouns} of ${named(id)}`);
   else {
@@ -441,6 +444,8 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
 }
 
 const MASS_NOUNS = new Set(["funds", "fund", "money", "cash"]);
+/** Words that go with a verb when they follow it in a tool's name: `port_in`, `sign_up`, `top_up`. */
+const PARTICLES = new Set(["in", "out", "up", "off", "on", "back", "over", "down"]);
 /** Verbs whose amount is the money they move: "pay 45.00", "send 20.00". */
 const MONEY_VERBS = new Set([
   "pay",

@@ -122,3 +122,25 @@ describe("an address in a person's opening request", () => {
     );
   });
 });
+
+describe("a verb with a particle in a tool's name", () => {
+  it("keeps the particle with the verb: port_in_number is 'port in the number', never 'port the in number'", () => {
+    const agent = Agent.from({
+      name: "ports",
+      system_prompt: "You help mobile customers.",
+      policy: [],
+      tools: [
+        mcpTool("port_in_number", "Move a number from another carrier onto an account.", {
+          account_id: { type: "string" },
+          phone_number: { type: "string" },
+        }),
+      ],
+    });
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "port_in_number" }),
+    });
+    const goal = goalOf(world, new Rng(1, "goal"));
+    expect(goal.text.replace(/[\uE000\uE001]/g, "")).toMatch(/^port in (my|the) number\b/);
+  });
+});
