@@ -120,6 +120,8 @@ export function goalOf(world: World, rng: Rng): Goal {
       continue;
     // A hand-off needs what it requires; the rest is the colleague's to ask.
     if (tool.kind === "handoff" && !required.has(param)) continue;
+    // An optional list of ids (`affected_user_ids`) is nothing the person would think to give.
+    if (ref?.many && !required.has(param)) continue;
     const part = moving ? (addressPart(param) as keyof Identity | undefined) : undefined;
     if (held !== undefined) args[param] = typed(schema, held);
     else if (ref?.by === "email") args[param] = world.person.email;

@@ -1256,13 +1256,16 @@ class ScriptedSession implements AgentSession {
     for (const param of tool.tool.parameters.required ?? []) {
       const options = propertiesOf(tool)[param]?.enum;
       if (this.#args.has(param) || !Array.isArray(options) || options.length === 0) continue;
-      const scored = options.map((o) => ({
-        o,
-        score: String(o)
+      // A choice said whole ("about other") beats one a word of which turns up elsewhere
+      // ("it failed" is no `verification_failed`).
+      const scored = options.map((o) => {
+        const words = String(o)
           .toLowerCase()
           .split(/[_\s-]+/)
-          .filter((w) => w.length > 2 && said.includes(w)).length,
-      }));
+          .filter((w) => w.length > 2);
+        const heard = words.filter((w) => said.includes(w)).length;
+        return { o, score: heard + (heard > 0 && heard === words.length ? 1 : 0) };
+      });
       const best = scored.reduce((a, b) => (b.score > a.score ? b : a));
       const general = options.find((o) =>
         /general|other|customer|care|support|default/.test(String(o)),

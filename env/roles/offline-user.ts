@@ -430,7 +430,14 @@ export class OfflineUser {
    * id, never a user id.
    */
   #ownFor(text: string, stranger: string): string | undefined {
-    const ids = Object.entries(this.#persona.details.ids);
+    // Their ids, and the ids of what they asked for (the new slot they chose).
+    const ids = [
+      ...Object.entries(this.#persona.details.ids),
+      ...Object.entries(this.#persona.goal.arguments).filter(
+        (entry): entry is [string, string] =>
+          typeof entry[1] === "string" && /(_id|Id)$/.test(entry[0]),
+      ),
+    ];
     const at = text.indexOf(stranger);
     const before = text.slice(Math.max(0, at - 40), at).toLowerCase();
     const named = ids.filter(([param]) => before.includes(askedWords(param).spoken.toLowerCase()));

@@ -307,3 +307,37 @@ describe("the goal of a change whose details are all optional", () => {
     expect(asked).toEqual(new Set(["monthly_amount", "collection_day"]));
   });
 });
+
+describe("the goal of a write with an optional list of ids", () => {
+  it("leaves the list out: nothing the person would think to give", () => {
+    const agent = Agent.from({
+      name: "tickets",
+      system_prompt: "You help admins.",
+      policy: [],
+      tools: [
+        mcpTool("get_workspace", "Get a workspace.", { workspace_id: { type: "string" } }),
+        mcpTool("list_users", "List the users of a workspace.", {
+          workspace_id: { type: "string" },
+        }),
+        mcpTool(
+          "support_ticket_create",
+          "Open a support ticket.",
+          {
+            workspace_id: { type: "string" },
+            subject: { type: "string" },
+            affected_user_ids: { type: "array", items: { type: "string" } },
+          },
+          ["workspace_id", "subject"],
+        ),
+      ],
+    });
+    for (let seed = 0; seed < 4; seed++) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "support_ticket_create" }),
+        seed,
+      });
+      expect(goalOf(world, new Rng(seed, "goal")).arguments.affected_user_ids).toBeUndefined();
+    }
+  });
+});

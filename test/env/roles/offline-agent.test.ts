@@ -243,6 +243,48 @@ describe("the offline agent's slips", () => {
   });
 });
 
+describe("a hand-off's choice", () => {
+  it("is the one said whole, not one a word of which turns up elsewhere", async () => {
+    const spec = Agent.from({
+      name: "callbacks",
+      system_prompt: "You help policyholders.",
+      policy: [],
+      tools: [
+        {
+          type: "function" as const,
+          function: {
+            name: "transfer_to_agent",
+            description: "Hand the conversation to a human team.",
+            parameters: {
+              type: "object" as const,
+              properties: {
+                team: {
+                  type: "string",
+                  enum: ["customer_care", "verification_failed", "complaints"],
+                },
+                summary: { type: "string" },
+              },
+              required: ["team", "summary"],
+            },
+          },
+        },
+      ],
+    } as never);
+    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+    const { message } = await session.respond([
+      { role: "system", content: "You help policyholders." },
+      {
+        role: "user",
+        content:
+          "I was told this would be taken care of and it failed. I want to talk to a human about complaints.",
+      },
+    ]);
+    const call = message.tool_calls?.[0];
+    expect(call?.function.name).toBe("transfer_to_agent");
+    expect(JSON.parse(call?.function.arguments ?? "{}").team).toBe("complaints");
+  });
+});
+
 describe("a read asked again", () => {
   it("with other details is looked up again with them, once", async () => {
     const spec = Agent.from({

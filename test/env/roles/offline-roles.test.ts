@@ -341,6 +341,24 @@ describe("the offline person", () => {
     expect(givesGoAhead(handedOver.content), handedOver.content).toBe(true);
   });
 
+  it("puts a read-back id right with the id of the detail named next to it, a new slot too", async () => {
+    const physio = await agentOf("test/fixtures/specs/physio-clinic.json");
+    const moving = personOf(physio, { tool: "reschedule_appointment", stance: "cooperative" });
+    const appointment = String(moving.persona.goal.arguments.appointment_id);
+    const slot = String(moving.persona.goal.arguments.new_slot_id);
+    const wrong = `${slot.slice(0, -2)}${slot.slice(-1)}${slot.slice(-2, -1)}`;
+    const reply = await offlineUser
+      .start(moving)
+      .reply(
+        conversation(
+          `To confirm, I'll reschedule the appointment with appointment ID ${appointment}, new slot ID ${wrong}. Shall I go ahead?`,
+        ),
+      );
+    expect(reply.content.replace(/[\uE000\uE001]/g, "")).toMatch(
+      new RegExp(`isn't mine.*${slot.replace(/[-]/g, "\\-")}`, "i"),
+    );
+  });
+
   it("who doubted a change is answered by a read that shows it", async () => {
     const hotel = await agentOf("test/fixtures/specs/hotel.json");
     const dates = personOf(hotel, { tool: "modify_reservation_dates", stance: "skeptical" });
@@ -569,8 +587,14 @@ describe("the offline person", () => {
     expect(own).toMatch(new RegExp(`isn't mine\\W+it's ${orderId}`, "i"));
     const otherIds: Record<string, string> = { ...withUser.details.ids };
     delete otherIds.order_id;
+    // Holding no order id, they ask about none either.
+    const { order_id: _asked, ...otherArguments } = withUser.goal.arguments;
     const none = new OfflineUser(
-      { ...withUser, details: { ...withUser.details, ids: otherIds } },
+      {
+        ...withUser,
+        details: { ...withUser.details, ids: otherIds },
+        goal: { ...withUser.goal, arguments: otherArguments },
+      },
       1,
       knows,
     ).reply([...conversation(), confirm]).content;
