@@ -223,11 +223,47 @@ function firstAction(words: string, actions: RegExp): RegExpExecArray | undefine
       !POSSESSIVE_BEFORE.test(words.slice(Math.max(0, m.index - 8), m.index)) &&
       !inBrackets(words, m.index) &&
       // "Let's see if this works" wonders; it asks to see nothing.
-      !/^\s+(if|whether)\b/.test(words.slice(m.index + m[0].length))
+      !/^\s+(if|whether)\b/.test(words.slice(m.index + m[0].length)) &&
+      !toldOfBefore(words, m)
     )
       return m;
   return undefined;
 }
+
+/** Someone other than the person, as the subject of what happened before. */
+const OTHER_SUBJECT =
+  /\b(you|your (system|app|site|website|team|colleague)|the (system|app|site)|it|they|someone)\s+$/;
+
+/**
+ * "Your system gave me an error": an action in the past with another as its subject tells what
+ * happened, not what the person asks for ("can you cancel" still asks).
+ */
+function toldOfBefore(words: string, m: RegExpExecArray): boolean {
+  const action = m[0].toLowerCase();
+  const past = /ed$/.test(action) || IRREGULAR_PAST.has(action);
+  return past && OTHER_SUBJECT.test(words.slice(Math.max(0, m.index - 24), m.index));
+}
+
+/** Simple past forms that do not end in -ed. */
+const IRREGULAR_PAST = new Set([
+  "gave",
+  "sent",
+  "made",
+  "took",
+  "put",
+  "got",
+  "set",
+  "paid",
+  "sold",
+  "bought",
+  "told",
+  "found",
+  "left",
+  "kept",
+  "held",
+  "froze",
+  "wrote",
+]);
 
 /** Whether a place in a text is inside brackets: a record's name ("my port (Basalt port request)"), not a request. */
 function inBrackets(text: string, at: number): boolean {

@@ -160,6 +160,8 @@ export function readValue(
     const ends = /(^|_)(until|end|to|expir\w*|due|deadline|last)(_|$)/.test(key);
     // "change my check-in to 2026-08-05": "to" gives the value a `new_check_in` replaces.
     const replaces = /^(new|updated|revised|changed)_/.test(key);
+    // "my workspace (Ember workspace) from 2026-05-03" dates the record described, no filter or start.
+    if (!asked && /\)\s*(from|since)\s*$/.test(before)) return null;
     if (!asked && /\b(from|since)\s*$/.test(before) && !starts) return null;
     if (!asked && /\b(until|till|by)\s*$/.test(before) && !ends) return null;
     if (!asked && /\bto\s*$/.test(before) && !ends && !replaces) return null;

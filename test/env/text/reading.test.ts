@@ -76,3 +76,86 @@ describe("reading what a request asks for", () => {
     ).toBe("get_invoice");
   });
 });
+
+describe("what a person asks for, apart from what they say happened", () => {
+  const telecom = Agent.from({
+    name: "lines",
+    system_prompt: "You help mobile customers.",
+    policy: [],
+    tools: [
+      {
+        type: "function" as const,
+        function: {
+          name: "issue_number_transfer_pin",
+          description: "Issue a PIN for moving a number to another carrier.",
+          parameters: {
+            type: "object" as const,
+            properties: { line_id: { type: "string" } },
+            required: ["line_id"],
+          },
+        },
+      },
+      {
+        type: "function" as const,
+        function: {
+          name: "pay_bill",
+          description: "Pay an account's bill.",
+          parameters: {
+            type: "object" as const,
+            properties: { account_id: { type: "string" }, amount: { type: "number" } },
+            required: ["account_id", "amount"],
+          },
+        },
+      },
+    ],
+  } as never);
+  const model = WorldModel.of(telecom);
+
+  it("takes no action another did in the past for a request: 'your system gave me an error'", () => {
+    expect(intentOf(model, "Your system gave me an error when I tried this before!")).toBeNull();
+    expect(intentOf(model, "You sent me the wrong bill, please pay my bill")?.tool.name).toBe(
+      "pay_bill",
+    );
+    expect(intentOf(model, "Can you issue a number transfer pin for my line?")?.tool.name).toBe(
+      "issue_number_transfer_pin",
+    );
+  });
+
+  it("takes a date after a record described in brackets as dating that record, no filter", () => {
+    const invoices = Agent.from({
+      name: "invoices",
+      system_prompt: "You help admins.",
+      policy: [],
+      tools: [
+        {
+          type: "function" as const,
+          function: {
+            name: "list_invoices",
+            description: "List a workspace's invoices.",
+            parameters: {
+              type: "object" as const,
+              properties: {
+                workspace_id: { type: "string" },
+                since: { type: "string", format: "date" },
+              },
+              required: ["workspace_id"],
+            },
+          },
+        },
+      ],
+    } as never);
+    const listing = WorldModel.of(invoices);
+    const tool = listing.tools.get("list_invoices");
+    if (!tool) throw new Error("list_invoices missing");
+    expect(
+      argumentsIn(
+        listing,
+        tool,
+        "i need some help with my workspace (Ember workspace) from 2026-05-03",
+      ).since,
+    ).toBeUndefined();
+    expect(argumentsIn(listing, tool, "show my invoices since 2026-05-03").since).toBe(
+      "2026-05-03",
+    );
+  });
+});
