@@ -214,7 +214,13 @@ export function readValue(
     const ok =
       items.length > 0 &&
       items.length <= 20 &&
-      items.every((x) => fits(schema.items, x) && !sentenceWordIn(x) && x.split(/\s+/).length <= 4);
+      items.every(
+        (x) =>
+          fits(schema.items, x) &&
+          // A code its pattern takes ("ME", Montenegro) is no word of a sentence ("me").
+          (schema.items?.pattern !== undefined || !sentenceWordIn(x)) &&
+          x.split(/\s+/).length <= 4,
+      );
     return ok ? { value: items } : null;
   }
   if (identity === "zip") {

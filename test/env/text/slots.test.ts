@@ -141,6 +141,15 @@ describe("reading a detail from what the person said", () => {
     ).toBe("48 Thistle Way");
   });
 
+  it("reads a list of codes its pattern takes, Montenegro's ME too, and no sentence as one", async () => {
+    const telecom = WorldModel.of(await Agent.load("test/fixtures/specs/telecom.json"));
+    const roaming = telecom.tools.get("roaming_pass_add") as ToolModel;
+    const read = (text: string) =>
+      readValue(telecom, roaming, "destination_countries", text, true)?.value;
+    expect(read("sure, it's TX and DK and ME!")).toEqual(["TX", "DK", "ME"]);
+    expect(read("I want it and me")).toBeUndefined();
+  });
+
   it("takes a note asked for as said, a polite one too, but no request said again", () => {
     const note = (text: string) =>
       readValue(model, tool("claim_note_add"), "note", text, true)?.value;
