@@ -502,7 +502,8 @@ export function argumentPhrase(param: string, value: unknown, writes = true): st
   if (/priority/.test(key)) return `with ${v} priority`;
   if (/subject|title|issue/.test(key)) return `about "${v}"`;
   if (key === "date") return `on ${v}`;
-  return `with ${spokenWords(key)} ${v}`;
+  // The label is kept as typed, as in an answer: a typo must never hide which detail it is.
+  return `with ${keep(spokenWords(key))} ${v}`;
 }
 
 /** Who a hand-off passes the person to, as they would ask: "a pharmacist", else "a human". */

@@ -136,7 +136,15 @@ export function readValue(
     return segment === null ? null : labelledObjects(schema, segment);
   }
   const labelled = asked ? null : labelledValue(param, clean);
-  if (labelled !== null) return readValue(model, tool, param, labelled, true);
+  if (labelled !== null) {
+    // "with vat number VAT-416415 I know there's a rule…", said without a comma: a code's value
+    // is its first word, when that word is a code (it holds a digit) and the next holds none
+    // ("4111 1111 1111 1111" stays whole).
+    const code = /(^|_)(id|number|code|no|ref|reference|pin|last4|last_four|sku|iban)$/.test(key)
+      ? /^([A-Z0-9][A-Z0-9-]*\d[A-Z0-9-]*)\s+(?=[^\s\d]+(\s|$))/i.exec(labelled)?.[1]
+      : undefined;
+    return readValue(model, tool, param, code ?? labelled, true);
+  }
   const dated =
     identity === "date_of_birth" || schema.format === "date" || /(^|_)date$|_on$/.test(key);
   // A date of birth is said when asked for; any other date in a message is not one.

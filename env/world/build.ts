@@ -273,7 +273,7 @@ class RecordMaker {
     return uniqueId(
       entity.idFormat,
       this.rng,
-      (id) => this.store.has(entity.name, id),
+      (id) => this.store.has(entity.name, id) || entity.exampleIds.has(id),
       entity.name,
     );
   }

@@ -52,6 +52,8 @@ export interface EntityModel {
    * → payment_method): an answer shows the ids of the records held now, never a stored value.
    */
   ownedLists: Map<string, string>;
+  /** Ids the tools' descriptions give as examples ("e.g. T07"): no record is given one, as an agent echoing one is refused. */
+  exampleIds: Set<string>;
 }
 
 /** An argument that must name an existing record. */
@@ -409,6 +411,7 @@ export class WorldModel {
       seeded: true,
       catalog: false,
       ownedLists: new Map(),
+      exampleIds: new Set(),
     };
     this.entities.set(name, entity);
     return entity;
@@ -790,6 +793,10 @@ export class WorldModel {
         if (ref) (this.entities.get(ref.entity) as EntityModel).balanceFields.push("balance");
     }
     for (const model of this.tools.values()) {
+      for (const [param, example] of model.examples) {
+        const named = model.idEntities.get(param);
+        if (named) this.entities.get(named)?.exampleIds.add(example);
+      }
       const entity = this.entities.get(model.entity) as EntityModel;
       const properties = (model.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
       model.composes = composedAddress(entity, model);

@@ -350,7 +350,12 @@ export class World implements WorldAccess {
   /** Part of {@link WorldAccess}: a new id, stable for the seed and the order of creations. */
   newId(entity: EntityModel): string {
     const rng = new Rng(this.seed, "world", this.situation.id, "created", String(this.#created++));
-    return uniqueId(entity.idFormat, rng, (id) => this.store.has(entity.name, id), entity.name);
+    return uniqueId(
+      entity.idFormat,
+      rng,
+      (id) => this.store.has(entity.name, id) || entity.exampleIds.has(id),
+      entity.name,
+    );
   }
 
   /** The fault that answers call n of a tool: a server fault at its call (every call from it when persistent), or a result fault not yet fired. */

@@ -117,6 +117,8 @@ describe("an address in a person's opening request", () => {
       });
     }
     expect(said(argumentPhrase("address", "5 Quay Street"))).toBe("to 5 Quay Street");
+    // A label is kept as typed: a typo must never hide which detail it is ("vat nmuber").
+    expect(argumentPhrase("vat_number", "VAT-1")).toMatch(/^with \uE000vat number\uE001 /);
     expect(said(argumentPhrase("address_line_1", "87 Dover Close", false))).toBe(
       "with address line 1 87 Dover Close",
     );

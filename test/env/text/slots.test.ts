@@ -150,6 +150,23 @@ describe("reading a detail from what the person said", () => {
     expect(read("I want it and me")).toBeUndefined();
   });
 
+  it("reads a code said without a comma before the next words as its first word, and a spaced number whole", async () => {
+    const hotel = WorldModel.of(await Agent.load("test/fixtures/specs/hotel.json"));
+    const invoice = hotel.tools.get("send_invoice") as ToolModel;
+    expect(
+      readValue(
+        hotel,
+        invoice,
+        "vat_number",
+        "send the invoice of my reservation HLD-50G1NS with vat number VAT-416415 I know there's some rule about this",
+        false,
+      )?.value,
+    ).toBe("VAT-416415");
+    expect(
+      readValue(hotel, invoice, "vat_number", "with vat number PT 509 876 543", false)?.value,
+    ).toBe("PT 509 876 543");
+  });
+
   it("takes a note asked for as said, a polite one too, but no request said again", () => {
     const note = (text: string) =>
       readValue(model, tool("claim_note_add"), "note", text, true)?.value;

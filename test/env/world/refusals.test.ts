@@ -54,6 +54,46 @@ describe("the world says no", () => {
     ]);
   });
 
+  it("gives no record an id a tool's description uses as its example, which an agent echoing is refused for", () => {
+    const agent = Agent.from({
+      name: "therapists",
+      system_prompt: "You help patients.",
+      policy: [],
+      tools: [
+        {
+          type: "function" as const,
+          function: {
+            name: "get_therapist",
+            description: "Get a therapist.",
+            parameters: {
+              type: "object" as const,
+              properties: {
+                therapist_id: {
+                  type: "string",
+                  pattern: "^T\\d{2}$",
+                  description: "Therapist id, e.g. 'T07'.",
+                },
+              },
+              required: ["therapist_id"],
+            },
+          },
+        },
+      ],
+    } as never);
+    for (let seed = 0; seed < 40; seed++) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "get_therapist" }),
+        seed,
+      });
+      const ids = (world.snapshot().collections.therapists ?? []).map(
+        (t: Record<string, unknown>) => t.therapist_id,
+      );
+      expect(ids.length).toBeGreaterThan(0);
+      expect(ids).not.toContain("T07");
+    }
+  });
+
   it("answers an unknown identifier with not_found, naming what was looked up", () => {
     const answer = world().call("get_order", { order_id: "W0000000" });
     expect(answer).toMatchObject({ ok: false, error: "not_found" });
