@@ -1604,8 +1604,7 @@ function summary(
               : [],
         )
         .filter(
-          ([k, v]) =>
-            plain.some(([p]) => p === k) ||
+          ([, v]) =>
             typeof v === "string" ||
             typeof v === "number" ||
             typeof v === "boolean" ||

@@ -3,7 +3,13 @@ import { memoized } from "../util/memo.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { lastTokenMatch, linearPattern, regexLiteral } from "../util/regex.ts";
 import { fitDetail, identityKey } from "../world/identity.ts";
-import { type EntityModel, propertiesOf, type ToolModel, type WorldModel } from "../world/model.ts";
+import {
+  type EntityModel,
+  propertiesOf,
+  REPLACEMENT,
+  type ToolModel,
+  type WorldModel,
+} from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { EMAIL } from "./identifiers.ts";
 import { yesOrNo } from "./phrases.ts";
@@ -167,7 +173,7 @@ export function readValue(
       );
     const ends = /(^|_)(until|end|to|expir\w*|due|deadline|last)(_|$)/.test(key);
     // "change my check-in to 2026-08-05": "to" gives the value a `new_check_in` replaces.
-    const replaces = /^(new|updated|revised|changed)_/.test(key);
+    const replaces = REPLACEMENT.test(key);
     // "my workspace (Ember workspace) from 2026-05-03" dates the record described, no filter or start.
     if (!asked && /\)\s*(from|since)\s*$/.test(before)) return null;
     if (!asked && /\b(from|since)\s*$/.test(before) && !starts) return null;
@@ -198,7 +204,7 @@ export function readValue(
   if (
     schema.type === "string" &&
     (tool.kind === "change" || tool.kind === "create") &&
-    (identity === "address" || identity === "street" || /address/.test(key)) &&
+    holdsAddress(key) &&
     !/(address_?line_?2|address2|apartment|unit|suite)$/.test(key)
   ) {
     const moved = /\bto (\d+ [^.!?\n]{3,80}?)(?=,?\s+(?:with|to)\s|[.!?](?:\s|$)|\n|$)/
@@ -258,10 +264,16 @@ export function readValue(
   const detail =
     identity !== null || DETAIL_PARAM.test(key) || /(^|_)(no|ref|reference)$/.test(key);
   // A postal address runs longer than a name or a code ("95 Fennel Way, Dublin D02 X285").
-  const most = identity === "address" || identity === "street" || /address/.test(key) ? 12 : 5;
+  const most = holdsAddress(key) ? 12 : 5;
   if (detail && (answer.split(/\s+/).length > most || sentenceWordIn(answer))) return null;
   if (answer.length > (schema.maxLength ?? 500)) return null;
   return { value: answer };
+}
+
+/** Whether a parameter holds a postal address or its street line ("95 Fennel Way, Dublin D02 X285"). */
+function holdsAddress(key: string): boolean {
+  const identity = identityKey(key);
+  return identity === "address" || identity === "street" || /address/.test(key);
 }
 
 /** The words after a parameter's name up to the next ", with …" or the end of the sentence. */
@@ -352,7 +364,7 @@ const addressLabelPattern = memoized(
  */
 function labelledValue(param: string, text: string): string | null {
   const key = snake(param);
-  const address = /address/.test(key) && !/(address_?line_?2|address2|email)/.test(key);
+  const address = holdsAddress(key) && !/(address_?line_?2|address2|email)/.test(key);
   const match = (address && text.includes(";") ? addressLabelPattern : labelPattern)(param).exec(
     text,
   );

@@ -1190,9 +1190,8 @@ function bareStem(stem: string): string {
     );
 }
 
-/** The field an argument writes: the same name, else the one field that ends with it (`address` → `shipping_address`). */
 /** A parameter's name that says it holds the field's next value: `new_check_in`, `updated_email`. */
-const REPLACEMENT = /^(new|updated|revised|changed)_(.+)$/;
+export const REPLACEMENT = /^(new|updated|revised|changed)_(.+)$/;
 
 /**
  * The field a change's `new_check_in` replaces: the record's `check_in`, so the record moves rather
@@ -1280,6 +1279,7 @@ function composedAddress(
   return { field, parts };
 }
 
+/** The field an argument writes: the same name, else the one field that ends with it (`address` → `shipping_address`). */
 function fieldFor(entity: EntityModel, field: string): string {
   if (entity.fields.has(field)) return field;
   const matches = [...entity.fields.keys()].filter(
