@@ -209,6 +209,7 @@ class RecordMaker {
       for (const field of rest) record[field] = record[first];
     }
     if (!entity.isPerson) record.status = this.rng.pick(entity.statuses.usable);
+    if (identity && !entity.isPerson) this.#sameForOwner(entity, identity, record);
     // Items listed inside the record (not records of their own) add up to its total too.
     const listed = listedItems(record);
     if (listed) totalOf(record, listed);
@@ -221,6 +222,29 @@ class RecordMaker {
     datesInOrder(record, pairs);
     creationAliases(record);
     return record;
+  }
+
+  /** The secrets of each owner's records, as they were first made: the same on all of them. */
+  readonly #secrets = new Map<Identity, Map<string, unknown>>();
+
+  /**
+   * A person's records of one entity share what a verification checks: one bank account pays all
+   * their direct debits, one PIN guards their accounts. A person with three accounts at one
+   * address is then verified on whichever they pick, as they would be.
+   */
+  #sameForOwner(entity: EntityModel, identity: Identity, record: WorldRecord): void {
+    if (entity.secrets.size === 0) return;
+    let held = this.#secrets.get(identity);
+    if (!held) {
+      held = new Map();
+      this.#secrets.set(identity, held);
+    }
+    for (const field of entity.secrets) {
+      if (!(field in record)) continue;
+      const key = `${entity.name}\u0000${field}`;
+      if (held.has(key)) record[field] = held.get(key);
+      else held.set(key, record[field]);
+    }
   }
 
   readonly #linkFields = new Map<string, [string, ((id: string) => boolean) | null][]>();

@@ -54,6 +54,11 @@ export interface EntityModel {
   ownedLists: Map<string, string>;
   /** Ids the tools' descriptions give as examples ("e.g. T07"): no record is given one, as an agent echoing one is refused. */
   exampleIds: Set<string>;
+  /**
+   * What a verification checks beyond who the person is (a PIN's last four digits, a bank's): the
+   * same on all of one person's records, and shown by no answer whose schema does not ask for it.
+   */
+  secrets: Set<string>;
 }
 
 /** An argument that must name an existing record. */
@@ -412,6 +417,7 @@ export class WorldModel {
       catalog: false,
       ownedLists: new Map(),
       exampleIds: new Set(),
+      secrets: new Set(),
     };
     this.entities.set(name, entity);
     return entity;
@@ -748,8 +754,10 @@ export class WorldModel {
       for (const param of model.filters) entity.fields.set(snake(param), properties[param]);
       // What a verification checks is something the record holds (a PIN's last four digits).
       for (const param of model.verifies)
-        if (!entity.fields.has(snake(param)) || identityKey(snake(param)) === null)
+        if (!entity.fields.has(snake(param)) || identityKey(snake(param)) === null) {
           entity.fields.set(snake(param), properties[param]);
+          if (identityKey(snake(param)) === null) entity.secrets.add(snake(param));
+        }
       // A field a write takes as an argument has the argument's schema (an enum, a pattern).
       if (model.kind === "create" || model.kind === "change")
         for (const [param, schema] of Object.entries(properties)) {

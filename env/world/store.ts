@@ -194,7 +194,8 @@ export class Store {
       ...model.ownedLists.keys(),
     ];
     for (const field of names) {
-      if (field === model.idField) continue;
+      // A secret is shown only where an answer's schema asks for it.
+      if (field === model.idField || (fields === null && model.secrets.has(field))) continue;
       const listed = model.ownedLists.get(field);
       if (listed !== undefined) {
         const owned = this.entity(listed);

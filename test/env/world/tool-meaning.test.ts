@@ -266,6 +266,44 @@ describe("what a tool does, read from its name and its arguments", () => {
   });
 });
 
+describe("what a verification checks", () => {
+  const PINS = Agent.from({
+    ...SPEC,
+    tools: [
+      mcpTool("get_account", "Get an account.", { account_id: { type: "string" } }),
+      mcpTool("verify_account_pin", "Check the last four digits of the account PIN.", {
+        account_id: { type: "string" },
+        pin_last_four: { type: "string", pattern: "^\\d{4}$" },
+      }),
+    ],
+  });
+
+  it("is the same on all of a person's accounts, and shown by no answer that does not ask for it", () => {
+    for (let seed = 0; seed < 10; seed++) {
+      const world = createWorld({
+        spec: PINS,
+        situation: situationOf(PINS, { tool: "verify_account_pin" }),
+        seed,
+      });
+      const { collections } = world.snapshot();
+      const person = collections.customers?.[0]?.customer_id;
+      const owned = (collections.accounts ?? []).filter((a) => a.customer_id === person);
+      expect(owned.length).toBeGreaterThan(1);
+      const pin = world.person.details.pin_last_four as string;
+      expect(pin).toMatch(/^\d{4}$/);
+      for (const account of owned) {
+        const id = account.account_id as string;
+        const checked = JSON.parse(
+          world.call("verify_account_pin", { account_id: id, pin_last_four: pin }).content,
+        );
+        expect(checked.verified).toBe(true);
+        const shown = world.call("get_account", { account_id: id }).content;
+        expect(shown).not.toContain("pin_last_four");
+      }
+    }
+  });
+});
+
 describe("a change that gives a field's next value", () => {
   const STAYS = {
     name: "stays",
