@@ -381,10 +381,22 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
   if (tool.kind === "handoff") {
     // A desk chosen from a list ("collections") is part of asking for the right person.
     const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
-    const desks = Object.entries(args)
-      .filter(([param, value]) => typeof value === "string" && properties[param]?.enum)
+    const chosen = Object.entries(args).filter(
+      ([param, value]) => typeof value === "string" && properties[param]?.enum,
+    );
+    const desks = chosen
+      .filter(([param]) => DESK.test(snake(param)))
       .map(([, value]) => keep(String(value).replace(/_/g, " ")));
-    return `talk to ${handoffTarget(tool)}${desks.length > 0 ? ` about ${desks.join(" and ")}` : ""}`;
+    // What is not a desk is said after it: how urgent ("it's urgent"), else as any other detail.
+    const others = chosen
+      .filter(([param]) => !DESK.test(snake(param)))
+      .map(([param, value]) =>
+        /urgency|severity/.test(snake(param))
+          ? `it's ${keep(String(value).replace(/_/g, " "))}`
+          : argumentPhrase(param, value, false),
+      );
+    const asked = `talk to ${handoffTarget(tool)}${desks.length > 0 ? ` about ${desks.join(" and ")}` : ""}`;
+    return [asked, ...others].join(", ");
   }
   const words = snake(tool.tool.name)
     .split("_")
@@ -506,20 +518,28 @@ export function argumentPhrase(param: string, value: unknown, writes = true): st
   return `with ${keep(spokenWords(key))} ${v}`;
 }
 
-/** Who a hand-off passes the person to, as they would ask: "a pharmacist", else "a human". */
+/** A hand-off's choice that names whom or what about (a team, a topic), said as "about billing". */
+const DESK =
+  /(reason|topic|queue|team|department|desk|category|area|skill|group|specialty|subject)/;
+/** Words of a hand-off's name for people in general, who are asked for as "a human". */
+const ANYONE =
+  /^(human|humans|person|people|agents?|someone|staff|team|support|care|customer|live|real|chat|call|conversation)$/;
+/** Words of a hand-off's name for the handing over itself (`front_desk_handoff`, `adjuster_callback`). */
+const HANDING =
+  /^(to|with|hand|off|over|handover|callback|call|back|consultation|escalation|referral)$/;
+
+/**
+ * Who a hand-off passes the person to, as they would ask: "a pharmacist", "an account manager",
+ * "the front desk", else "a human".
+ */
 function handoffTarget(tool: ToolModel): string {
-  const specialist = snake(tool.tool.name)
+  const words = snake(tool.tool.name)
     .split("_")
-    .find(
-      (w) =>
-        w.length > 3 &&
-        w !== tool.verb &&
-        !isVerb(w) &&
-        !/^(human|humans|person|people|agents?|someone|staff|team|support|care|customer|live|real|chat|call|conversation)$/.test(
-          w,
-        ),
-    );
-  return specialist ? `a ${specialist}` : "a human";
+    .filter((w) => w !== tool.verb && !isVerb(w) && !HANDING.test(w));
+  if (words.every((w) => ANYONE.test(w))) return "a human";
+  const who = words.join(" ");
+  if (/(desk|office|department|unit|line)$/.test(who)) return `the ${who}`;
+  return `${/^[aeiou]/.test(who) ? "an" : "a"} ${who}`;
 }
 
 /** Whether a record's place fields (zip, city) are the person's own. */

@@ -17,7 +17,7 @@ import { fnv1a } from "../util/hash.ts";
 import { keyed, lookup } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { errorIn, parsedJson } from "../util/parsed.ts";
-import { replaceStandalone } from "../util/regex.ts";
+import { regexLiteral, replaceStandalone } from "../util/regex.ts";
 import { identityKey } from "../world/identity.ts";
 import { type EntityModel, propertiesOf, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
@@ -1263,7 +1263,8 @@ class ScriptedSession implements AgentSession {
           .toLowerCase()
           .split(/[_\s-]+/)
           .filter((w) => w.length > 2);
-        const heard = words.filter((w) => said.includes(w)).length;
+        // Whole words: "today" says no `same_day`.
+        const heard = words.filter((w) => new RegExp(`\\b${regexLiteral(w)}`).test(said)).length;
         return { o, score: heard + (heard > 0 && heard === words.length ? 1 : 0) };
       });
       const best = scored.reduce((a, b) => (b.score > a.score ? b : a));

@@ -25,6 +25,16 @@ export const QUOTED = /"[^"\n]{0,400}"|“[^”\n]{0,400}”/g;
  */
 const IDIOMS =
   /\bgood (morning|afternoon|evening|day|night)\b|\b(not |nothing |none )?at all\b|\b(after|above|first of) all\b|\ball (set|good|right)\b|\bin any case\b|\bany (more|longer)\b/gi;
+/** Thanks as typed, slips of the fingers too ("thnak you"). */
+const THANKS = String.raw`(?:(?:thank|tahnk|thnak)s?|thakns)\b(?:\s+you)?`;
+/** A closing "and thank you" after a value, and all after it: no part of the value. */
+const THANKS_AFTER = new RegExp(String.raw`[,;]?\s*\b(?:and\s+)?${THANKS}.*$`, "is");
+/** The same, or a "please". */
+const COURTESY_AFTER = new RegExp(String.raw`,?\s+(?:and\s+)?(?:${THANKS}|please\b).*$`, "is");
+/** Thanks that end an answer. */
+const THANKS_AT_END = new RegExp(String.raw`[,;]?\s*${THANKS}[.!]?$`, "i");
+/** Where a labelled value ends: at the next detail, its sentence's end or a closing thanks. */
+const VALUE_END = new RegExp(String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}`, "i");
 const PHONE = /(?<![\w+#-])\+?\d[\d\s().-]{6,18}\d(?![\w-])/g;
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 const MONEY = /(?:[$£€]\s?)?\b(\d{1,7}(?:,\d{3})*\.\d{2})\b/g;
@@ -209,7 +219,7 @@ export function readValue(
   ) {
     const moved = /\bto (\d+ [^.!?\n]{3,80}?)(?=,?\s+(?:with|to)\s|[.!?](?:\s|$)|\n|$)/
       .exec(clean)?.[1]
-      ?.replace(/,?\s+(and\s+)?(thank you|thanks|please)\b.*$/i, "")
+      ?.replace(COURTESY_AFTER, "")
       .trim();
     if (moved) return { value: identity === "street" ? (moved.split(",")[0] as string) : moved };
   }
@@ -374,9 +384,7 @@ function labelledValue(param: string, text: string): string | null {
   // "the meter reading of my account": a label followed by a preposition is a noun, not a label.
   if (/^(of|for|from|to|on|in|at|with|about|by)\b/i.test(match[1] as string)) return null;
   // The value ends at the next detail ("… with medications …") or the end of its sentence.
-  const value = (match[1] as string).split(
-    /\s+with\s+|[.!?](?:\s|$)|\s+and\s+(?:thank|thanks)\b/i,
-  )[0];
+  const value = (match[1] as string).split(VALUE_END)[0];
   return (value as string).replace(/\.$/, "").trim();
 }
 
@@ -455,7 +463,7 @@ function labelledObjects(schema: SchemaFragment, text: string): Reading {
     const raw = text
       .slice(hit.index + hit[0].length, end)
       .replace(/[.!?](\s.*)?$/s, "")
-      .replace(/[,;]?\s*(and\s+)?(thank you|thanks)\b.*$/is, "")
+      .replace(THANKS_AFTER, "")
       .replace(/[,;.!?]?\s*(and\s*)?$/i, "")
       .replace(/[.!?]+$/, "")
       .trim();
@@ -514,7 +522,7 @@ export function bare(text: string): string {
       /^((hello|hi)\b!?\s*)?((sure|ok|okay|yes|yeah|right)\b[,!.]?\s*)?((it'?s|it is|that'?s|that is|mine is|the [\w ]{1,30}? is|my [\w ]{1,30}? is)\s+)?/i,
       "",
     )
-    .replace(/\s*(thank you\.?|thanks\.?)$/i, "")
+    .replace(THANKS_AT_END, "")
     .replace(/[.!?]+$/, "")
     .trim();
 }

@@ -341,3 +341,44 @@ describe("the goal of a write with an optional list of ids", () => {
     }
   });
 });
+
+describe("a person asking to be handed over", () => {
+  const agent = Agent.from({
+    name: "hand-offs",
+    system_prompt: "You help customers.",
+    policy: [],
+    tools: [
+      mcpTool("get_account", "Get an account.", { account_id: { type: "string" } }),
+      mcpTool(
+        "escalate_to_account_manager",
+        "Bring in the customer's account manager.",
+        {
+          reason: { type: "string", enum: ["complaint", "refund_or_credit"] },
+          urgency: { type: "string", enum: ["normal", "same_day"] },
+        },
+        ["reason", "urgency"],
+      ),
+      mcpTool("front_desk_handoff", "Pass the conversation to the front desk.", {
+        topic: { type: "string", enum: ["billing_dispute", "other"] },
+      }),
+      mcpTool("transfer_to_human_agents", "Transfer to a human agent.", {
+        summary: { type: "string" },
+      }),
+    ],
+  });
+  const said = (text: string) => text.replace(/[\uE000\uE001]/g, "");
+  const asked = (tool: string, args: Record<string, unknown>) => {
+    const world = createWorld({ spec: agent, situation: situationOf(agent, { tool }) });
+    return said(openingRequest(world, { tool, arguments: args, text: "" }));
+  };
+
+  it("names whom as people do, the topic after 'about' and how urgent as 'it's'", () => {
+    expect(
+      asked("escalate_to_account_manager", { reason: "refund_or_credit", urgency: "same_day" }),
+    ).toBe("talk to an account manager about refund or credit, it's same day");
+    expect(asked("front_desk_handoff", { topic: "billing_dispute" })).toBe(
+      "talk to the front desk about billing dispute",
+    );
+    expect(asked("transfer_to_human_agents", {})).toBe("talk to a human");
+  });
+});

@@ -10,6 +10,7 @@ import { needsConfirmation } from "../../../env/text/reading.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import type { AssistantMessage, ChatMessage, Row } from "../../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
+import { mcpTool } from "../../support/specs.ts";
 
 const specs = {
   retail: Agent.from(referenceSpec),
@@ -282,6 +283,39 @@ describe("a hand-off's choice", () => {
     const call = message.tool_calls?.[0];
     expect(call?.function.name).toBe("transfer_to_agent");
     expect(JSON.parse(call?.function.arguments ?? "{}").team).toBe("complaints");
+  });
+});
+
+describe("a hand-off's level", () => {
+  it("is the one said as a word, not one whose word hides inside another ('today' is no same_day)", async () => {
+    const spec = Agent.from({
+      name: "pharmacists",
+      system_prompt: "You help pharmacy customers.",
+      policy: [],
+      tools: [
+        mcpTool(
+          "pharmacist_consult",
+          "Hand the conversation to a pharmacist on duty.",
+          {
+            question: { type: "string" },
+            urgency: { type: "string", enum: ["routine", "same_day", "urgent"] },
+          },
+          ["question", "urgency"],
+        ),
+      ],
+    });
+    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+    const { message } = await session.respond([
+      { role: "system", content: "You help pharmacy customers." },
+      {
+        role: "user",
+        content:
+          "I need to talk to a pharmacist, it's urgent. Today. Me again, about the same thing.",
+      },
+    ]);
+    const call = message.tool_calls?.[0];
+    expect(call?.function.name).toBe("pharmacist_consult");
+    expect(JSON.parse(call?.function.arguments ?? "{}").urgency).toBe("urgent");
   });
 });
 

@@ -52,6 +52,19 @@ const SPEC = {
       line_id: { type: "string" },
       resume_date: { type: "string", format: "date" },
     }),
+    mcpTool("prescription_transfer_request", "Ask for prescriptions to be moved here.", {
+      patient_id: { type: "string" },
+      medications: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            medication_name: { type: "string" },
+            other_pharmacy_rx_number: { type: "string" },
+          },
+        },
+      },
+    }),
     mcpTool("transfer_funds", "Move money from one account to another.", {
       from_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
       to_account_id: { type: "string", pattern: "^ACC-\\d{5}$" },
@@ -69,6 +82,18 @@ describe("reading a detail from what the person said", () => {
       expect(readValue(model, tool("invite_users"), "emails", text, true)?.value).toEqual(
         text.match(/[\w.]+@[\w.]+/g),
       );
+  });
+
+  it("ends a value at a closing thanks, typed with a slip too", () => {
+    const read = (text: string) =>
+      readValue(model, tool("prescription_transfer_request"), "medications", text, false)?.value;
+    for (const thanks of ["and thank you", "and thnak you", "and tahnks", ", thanks"])
+      expect(
+        read(
+          `with medications medication name Labror, other pharmacy rx number RX-387882 ${thanks}`,
+        ),
+      ).toEqual([{ medication_name: "Labror", other_pharmacy_rx_number: "RX-387882" }]);
+    expect(bare("It's 5 Quay Street, thnak you.")).toBe("5 Quay Street");
   });
 
   it('reads a yes or a no from the answer past its lead-in: "Sure, it\'s no." is a no', () => {
