@@ -10,7 +10,7 @@ import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { agentWrites, isFreeText } from "../text/agent-written.ts";
 import { givesGoAhead } from "../text/phrases.ts";
-import { intentOf, intentScores, needsConfirmation, wantsHuman } from "../text/reading.ts";
+import { intentOf, intentScores, needsConfirmation, untypo, wantsHuman } from "../text/reading.ts";
 import { fits, readValue, spokenName } from "../text/slots.ts";
 import { nameWords, verbOf } from "../tools.ts";
 import { fnv1a } from "../util/hash.ts";
@@ -1249,10 +1249,13 @@ class ScriptedSession implements AgentSession {
 
   /** Fills a tool's required choices (enums) the person would not name, by the words of the conversation. */
   #chooseEnums(tool: ToolModel, conversation: readonly ChatMessage[]): void {
-    const said = conversation
-      .filter((m) => m.role === "user")
-      .map((m) => m.content.toLowerCase())
-      .join(" ");
+    const said = untypo(
+      conversation
+        .filter((m) => m.role === "user")
+        .map((m) => m.content.toLowerCase())
+        .join(" "),
+      this.#model,
+    );
     for (const param of tool.tool.parameters.required ?? []) {
       const options = propertiesOf(tool)[param]?.enum;
       if (this.#args.has(param) || !Array.isArray(options) || options.length === 0) continue;
@@ -1308,7 +1311,7 @@ class ScriptedSession implements AgentSession {
   #handoffTool(text = ""): ToolModel | undefined {
     const handoffs = [...this.#model.tools.values()].filter((t) => t.kind === "handoff");
     if (handoffs.length <= 1) return handoffs[0];
-    const said = text.toLowerCase();
+    const said = untypo(text.toLowerCase(), this.#model);
     const scored = handoffs.map((tool) => {
       const named = toolWords(tool.tool).nouns.filter(
         (n) => n.length > 3 && new RegExp(`\\b${n}\\b`).test(said),

@@ -2,7 +2,7 @@ import type { Agent } from "../agent.ts";
 import { inflections, phrasePattern, toolWords } from "../policy/words.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
-import type { ToolModel, WorldModel } from "../world/model.ts";
+import { propertiesOf, type ToolModel, type WorldModel } from "../world/model.ts";
 import { QUOTED, readValue } from "./slots.ts";
 
 /** Verbs that say little about the action (every read "gets"); a specific verb outweighs them. */
@@ -274,17 +274,27 @@ function inBrackets(text: string, at: number): boolean {
 const typosOf = new WeakMap<WorldModel, Map<string, string>>();
 
 /**
- * Mends one-swap typos of the tools' own words ("suspned" → "suspend"), as a reader would. Every
- * swap of two neighbouring letters of every word is listed once per spec, so a typo is one lookup.
- * Of the words with the same letters, the last listed is the one kept, and its swaps name it.
+ * Mends one-swap typos of the tools' own words and choices ("suspned" → "suspend", "urgnet" →
+ * "urgent") in lower-case text, as a reader would. Every swap of two neighbouring letters of every
+ * word is listed once per spec, so a typo is one lookup. Of the words with the same letters, the
+ * last listed is the one kept, and its swaps name it.
  */
-function untypo(text: string, model: WorldModel): string {
+export function untypo(text: string, model: WorldModel): string {
   let typos = typosOf.get(model);
   if (!typos) {
     const byLetters = new Map<string, string>();
     for (const tool of model.tools.values()) {
       const w = toolWords(tool.tool);
-      for (const word of [...snake(tool.tool.name).split("_"), ...w.actions, ...w.nouns])
+      const choices = Object.values(propertiesOf(tool)).flatMap((schema) =>
+        Array.isArray(schema?.enum) ? schema.enum.map((o) => String(o).toLowerCase()) : [],
+      );
+      // Choices first: of words with the same letters, a tool's own word wins.
+      for (const word of [
+        ...choices.flatMap((c) => c.split(/[_\s-]+/)),
+        ...snake(tool.tool.name).split("_"),
+        ...w.actions,
+        ...w.nouns,
+      ])
         if (/^[a-z]{5,}$/.test(word)) byLetters.set([...word].sort().join(""), word);
     }
     typos = new Map();

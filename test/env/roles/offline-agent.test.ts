@@ -287,7 +287,7 @@ describe("a hand-off's choice", () => {
 });
 
 describe("a hand-off's level", () => {
-  it("is the one said as a word, not one whose word hides inside another ('today' is no same_day)", async () => {
+  it("is the one said as a word, not one whose word hides inside another ('today' is no same_day), typos mended", async () => {
     const spec = Agent.from({
       name: "pharmacists",
       system_prompt: "You help pharmacy customers.",
@@ -302,20 +302,25 @@ describe("a hand-off's level", () => {
           },
           ["question", "urgency"],
         ),
+        mcpTool("transfer_to_human_agents", "Transfer the customer to a human agent.", {
+          summary: { type: "string" },
+        }),
       ],
     });
-    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
-    const { message } = await session.respond([
-      { role: "system", content: "You help pharmacy customers." },
-      {
-        role: "user",
-        content:
-          "I need to talk to a pharmacist, it's urgent. Today. Me again, about the same thing.",
-      },
-    ]);
-    const call = message.tool_calls?.[0];
-    expect(call?.function.name).toBe("pharmacist_consult");
-    expect(JSON.parse(call?.function.arguments ?? "{}").urgency).toBe("urgent");
+    for (const content of [
+      "I need to talk to a pharmacist, it's urgent. Today. Me again, about the same thing.",
+      // Typed with slips, the words are still heard.
+      "I was hoping you could help me talk to a pharamcist, it's urgnet. Thank you.",
+    ]) {
+      const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+      const { message } = await session.respond([
+        { role: "system", content: "You help pharmacy customers." },
+        { role: "user", content },
+      ]);
+      const call = message.tool_calls?.[0];
+      expect(call?.function.name).toBe("pharmacist_consult");
+      expect(JSON.parse(call?.function.arguments ?? "{}").urgency).toBe("urgent");
+    }
   });
 });
 
