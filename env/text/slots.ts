@@ -516,15 +516,18 @@ function roleBefore(text: string, at: number): "from" | "to" | null {
 
 /** A free-text answer without its lead-in and closing punctuation: "Sure, it's 5 Quay Street." → "5 Quay Street". */
 export function bare(text: string): string {
-  return text
+  const said = text
     .trim()
     .replace(
-      /^((hello|hi)\b!?\s*)?((sure|ok|okay|yes|yeah|right)\b[,!.]?\s*)?((it'?s|it is|that'?s|that is|mine is|the [\w ]{1,30}? is|my [\w ]{1,30}? is)\s+)?/i,
+      /^((hello|hi)\b[!,.]?\s*)?((sure|ok|okay|yes|yeah|right)\b[,!.]?\s*)?((it'?s|it is|that'?s|that is|mine is|the [\w ]{1,30}? is|my [\w ]{1,30}? is)\s+)?/i,
       "",
     )
     .replace(THANKS_AT_END, "")
     .replace(/[.!?]+$/, "")
     .trim();
+  // Asked for a detail, "HI." is a code (a state's, a country's), not a greeting.
+  const word = /^(hi|hello)[.!?]*$/i.exec(text.trim())?.[1];
+  return said === "" && word ? word : said;
 }
 
 /** Words that may stand before "phone" and still mean the person's own number. */

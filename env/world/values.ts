@@ -1,13 +1,15 @@
 import type { Rng } from "../rng.ts";
 import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
+import { memoized } from "../util/memo.ts";
 import { snake } from "../util/names.ts";
 import { isoDay, isoSecond } from "./dates.ts";
 import { fitDetail, type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
-import { fromPattern } from "./pattern.ts";
+import { fromPattern, patternCheck } from "./pattern.ts";
 import {
   CARRIERS,
   CITIES,
+  COUNTRY_CODES,
   CURRENCIES,
   ISSUES,
   MERCHANTS,
@@ -63,6 +65,13 @@ export type Whereabouts = Pick<Identity, "zip" | "city" | "state" | "country">;
 
 /** The details of an identity that say where, not who. */
 const PLACE_DETAILS = new Set(["zip", "city", "state", "country"]);
+/** A field that holds a country's code: `country`, `destination_country`, `country_codes`. */
+const COUNTRY_CODE = /(^|_)countr(y|ies)(_codes?)?$/;
+/** The real countries' codes a pattern takes, worked out once per pattern. */
+const countryCodes = memoized((pattern: string) => {
+  const fits = patternCheck(pattern);
+  return fits ? COUNTRY_CODES.filter(fits) : [];
+});
 
 /** A person's identity: names, unique email, phone, date of birth and postal address. */
 export function personIdentity(rng: Rng, serial: number, places?: readonly Place[]): Identity {
@@ -105,6 +114,11 @@ export function valueFor(
   }
   if (ctx.place && detail && PLACE_DETAILS.has(detail) && (type === undefined || type === "string"))
     return fitDetail(field.toLowerCase(), ctx.place[detail as keyof Whereabouts], s.pattern);
+  // A country's code is a real country's, as the schema takes it ("MX", never "HI").
+  if (s.pattern && (type === undefined || type === "string") && COUNTRY_CODE.test(field)) {
+    const codes = countryCodes(s.pattern);
+    if (codes.length > 0) return ctx.rng.pick(codes);
+  }
   // What the schema demands comes before what the field's name suggests.
   if (s.pattern && (type === undefined || type === "string")) {
     const generator = fromPattern(s.pattern);

@@ -261,6 +261,34 @@ export const ISSUES = [
   "Wi-Fi slow in meeting room B",
 ];
 
+/** Countries by their ISO 3166-1 alpha-2 codes, where people travel to and ship from. */
+export const COUNTRY_CODES = [
+  "US",
+  "GB",
+  "CA",
+  "FR",
+  "AU",
+  "IE",
+  "MX",
+  "DE",
+  "ES",
+  "IT",
+  "JP",
+  "NL",
+  "PT",
+  "BR",
+  "IN",
+  "ZA",
+  "NZ",
+  "SE",
+  "CH",
+  "GR",
+  "TH",
+  "AR",
+  "DK",
+  "KR",
+];
+
 export const CURRENCIES = ["USD", "EUR", "GBP", "CAD"];
 
 export const REASONS = [

@@ -96,6 +96,12 @@ describe("reading a detail from what the person said", () => {
     expect(bare("It's 5 Quay Street, thnak you.")).toBe("5 Quay Street");
   });
 
+  it('reads "HI." asked for a code as that code, not a greeting', () => {
+    expect(bare("HI.")).toBe("HI");
+    expect(bare("Hi, it's MX.")).toBe("MX");
+    expect(bare("Sure.")).toBe("");
+  });
+
   it('reads a yes or a no from the answer past its lead-in: "Sure, it\'s no." is a no', () => {
     const read = (text: string) =>
       readValue(model, tool("submit_claim"), "declaration_accepted", text, true)?.value;

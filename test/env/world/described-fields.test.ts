@@ -4,6 +4,7 @@ import { Rng } from "../../../env/rng.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import { valueFor } from "../../../env/world/values.ts";
+import { COUNTRY_CODES } from "../../../env/world/vocabulary.ts";
 import { situationOf } from "../../fixtures/situations.ts";
 import { mcpTool } from "../../support/specs.ts";
 
@@ -260,5 +261,22 @@ describe("fields read from a tool's description", () => {
     );
     const said = valueFor("verified_domains", { type: "string" }, ctx("workspace"));
     expect(said).toMatch(/^[a-z-]+\.[a-z]+(, [a-z-]+\.[a-z]+)*$/);
+  });
+
+  it("gives a field of countries' codes real countries, as its pattern takes them", () => {
+    const real = new Set(COUNTRY_CODES);
+    const rng = new Rng(5, "countries");
+    const ctx = (entity: string) => ({ rng, entity, isPerson: false, currency: "USD" });
+    for (let i = 0; i < 40; i++) {
+      const codes = valueFor(
+        "destination_countries",
+        { type: "array", items: { type: "string", pattern: "^[A-Z]{2}$" }, minItems: 2 },
+        ctx("roaming_pass"),
+      ) as string[];
+      for (const code of codes) expect(real.has(code)).toBe(true);
+    }
+    expect(
+      valueFor("country_code", { type: "string", pattern: "^[a-z]{2}$" }, ctx("store")),
+    ).toMatch(/^[a-z]{2}$/);
   });
 });
