@@ -41,6 +41,8 @@ const VERB_WORDS: Record<string, string> = {
 };
 
 /** The parts of a postal address, which a move changes together. */
+/** The details that say who a person is, not where. */
+const WHO = new Set(["name", "first_name", "last_name", "email", "phone", "date_of_birth"]);
 const ADDRESS_PARTS = new Set(["street", "address", "city", "zip", "state", "country"]);
 
 /**
@@ -368,6 +370,13 @@ export function openingRequest(world: World, goal: Goal): string {
       ([param]) =>
         param === tool.amountParam ||
         (optionalChange && !required.has(param) && !tool.idEntities.has(param)) ||
+        // …and so is what narrows a listing when the agent need not ask for it ("in Lyon"); who
+        // the person is stays theirs to give when asked.
+        (tool.kind === "read_many" &&
+          !entity.isPerson &&
+          !required.has(param) &&
+          tool.filters.includes(param) &&
+          !WHO.has(identityKey(snake(param)) ?? "")) ||
         ((param === tool.idParam ||
           tool.refs.some((r) => r.param === param && !r.many && r.by === "id")) &&
           (held(param) || !tool.idEntities.has(param))),
@@ -422,7 +431,9 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
     const moved = MASS_NOUNS.has(nouns) || MONEY_VERBS.has(tool.verb);
     if (amount && moved) parts.push(amount);
     if (!MASS_NOUNS.has(nouns))
-      parts.push(`${CREATE_VERBS.has(tool.verb) ? "a new" : "my"} ${nouns || entity.name}`);
+      parts.push(
+        `${CREATE_VERBS.has(tool.verb) ? "a new" : entity.catalog ? "the" : "my"} ${nouns || entity.name}`,
+      );
     if (amount && !moved && tool.amountParam)
       parts.push(argumentPhrase(tool.amountParam, args[tool.amountParam]));
   }

@@ -33,8 +33,14 @@ const THANKS_AFTER = new RegExp(String.raw`[,;]?\s*\b(?:and\s+)?${THANKS}.*$`, "
 const COURTESY_AFTER = new RegExp(String.raw`,?\s+(?:and\s+)?(?:${THANKS}|please\b).*$`, "is");
 /** Thanks that end an answer. */
 const THANKS_AT_END = new RegExp(String.raw`[,;]?\s*${THANKS}[.!]?$`, "i");
-/** Where a labelled value ends: at the next detail, its sentence's end or a closing thanks. */
-const VALUE_END = new RegExp(String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}`, "i");
+/**
+ * Where a labelled value ends: at the next detail, its sentence's end, a closing thanks, or the
+ * "for me" that closes a request ("Can you send it, with company name Sable Company for me?").
+ */
+const VALUE_END = new RegExp(
+  String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}|\s+for me(?=[.!?,]|\s*$)`,
+  "i",
+);
 const PHONE = /(?<![\w+#-])\+?\d[\d\s().-]{6,18}\d(?![\w-])/g;
 const ISO_DATE = /\b(\d{4})-(\d{2})-(\d{2})\b/g;
 const MONEY = /(?:[$£€]\s?)?\b(\d{1,7}(?:,\d{3})*\.\d{2})\b/g;

@@ -382,3 +382,48 @@ describe("a person asking to be handed over", () => {
     expect(asked("transfer_to_human_agents", {})).toBe("talk to a human");
   });
 });
+
+describe("a person asking for a listing", () => {
+  const agent = Agent.from({
+    name: "listings",
+    system_prompt: "You help guests.",
+    policy: [],
+    tools: [
+      mcpTool(
+        "list_properties",
+        "List the hotel's properties, optionally filtered by city.",
+        { city: { type: "string" } },
+        [],
+      ),
+      mcpTool(
+        "list_bookings",
+        "List a guest's bookings, optionally by the guest's email.",
+        { guest_id: { type: "string" }, email: { type: "string", format: "email" } },
+        ["guest_id"],
+      ),
+    ],
+  });
+  const said = (text: string) => text.replace(/[\uE000\uE001]/g, "");
+
+  it("says what narrows it, where the agent need not ask, and never who they are unasked", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "list_properties" }),
+    });
+    expect(
+      said(
+        openingRequest(world, { tool: "list_properties", arguments: { city: "Lyon" }, text: "" }),
+      ),
+    ).toBe("see the properties, with city Lyon");
+    const guest = world.person.ids.guest_id as string;
+    expect(
+      said(
+        openingRequest(world, {
+          tool: "list_bookings",
+          arguments: { guest_id: guest, email: world.person.email },
+          text: "",
+        }),
+      ),
+    ).not.toContain("@");
+  });
+});

@@ -143,8 +143,11 @@ describe("the offline agent's reports", () => {
   it("name every record of a short list, and the first five and how many more of a long one", async () => {
     let lists = 0;
     let long = 0;
-    const hotel = Agent.from(JSON.parse(readFileSync("test/fixtures/specs/hotel.json", "utf8")));
-    for (const row of [...(await rowsOf(specs.retail, 0)), ...(await rowsOf(hotel, 0, 200))]) {
+    // A catalog browsed whole: the store's products, listed without a filter.
+    const store = Agent.from(
+      JSON.parse(readFileSync("test/fixtures/specs/online-store.json", "utf8")),
+    );
+    for (const row of [...(await rowsOf(specs.retail, 0)), ...(await rowsOf(store, 0, 200))]) {
       row.messages.forEach((message, i) => {
         const answer = row.messages[i - 1];
         if (message.role !== "assistant" || answer?.role !== "tool") return;

@@ -96,6 +96,16 @@ describe("reading a detail from what the person said", () => {
     expect(bare("It's 5 Quay Street, thnak you.")).toBe("5 Quay Street");
   });
 
+  it('ends a value at the "for me" that closes a request', async () => {
+    const hotel = WorldModel.of(await Agent.load("test/fixtures/specs/hotel.json"));
+    const send = hotel.tools.get("send_invoice") as ToolModel;
+    for (const text of [
+      "Can you send the invoice of my reservation HLD-2YVWY4, with company name Sable Company for me?",
+      "Send the invoice, with company name Sable Company for me. Thanks.",
+    ])
+      expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
+  });
+
   it('reads "HI." asked for a code as that code, not a greeting', () => {
     expect(bare("HI.")).toBe("HI");
     expect(bare("Hi, it's MX.")).toBe("MX");
