@@ -6,6 +6,7 @@ import { snake } from "../util/names.ts";
 import { isoDay, isoSecond } from "./dates.ts";
 import { fitDetail, type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
 import { fromPattern, patternCheck } from "./pattern.ts";
+import { placeholderReason } from "./placeholders.ts";
 import {
   CARRIERS,
   CITIES,
@@ -122,7 +123,13 @@ export function valueFor(
   // What the schema demands comes before what the field's name suggests.
   if (s.pattern && (type === undefined || type === "string")) {
     const generator = fromPattern(s.pattern);
-    if (generator) return generator.make(ctx.rng);
+    if (generator) {
+      // Never a value the world would refuse from the agent as a placeholder (`0000`, `1234`).
+      let value = generator.make(ctx.rng);
+      for (let tries = 0; tries < 8 && placeholderReason(field, value) !== null; tries++)
+        value = generator.make(ctx.rng);
+      return value;
+    }
   }
   const formatted = s.format ? byFormat(s.format, ctx.rng) : undefined;
   if (formatted !== undefined) return formatted;

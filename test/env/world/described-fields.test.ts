@@ -3,6 +3,7 @@ import { Agent } from "../../../env/agent.ts";
 import { Rng } from "../../../env/rng.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
+import { placeholderReason } from "../../../env/world/placeholders.ts";
 import { valueFor } from "../../../env/world/values.ts";
 import { COUNTRY_CODES } from "../../../env/world/vocabulary.ts";
 import { situationOf } from "../../fixtures/situations.ts";
@@ -261,6 +262,14 @@ describe("fields read from a tool's description", () => {
     );
     const said = valueFor("verified_domains", { type: "string" }, ctx("workspace"));
     expect(said).toMatch(/^[a-z-]+\.[a-z]+(, [a-z-]+\.[a-z]+)*$/);
+  });
+
+  it("never makes from a pattern a value the world refuses as a placeholder", () => {
+    const ctx = { rng: new Rng(1, "digits"), entity: "account", isPerson: false, currency: "USD" };
+    for (let i = 0; i < 30_000; i++) {
+      const value = String(valueFor("bank_last4", { type: "string", pattern: "^\\d{4}$" }, ctx));
+      expect(placeholderReason("bank_last4", value)).toBeNull();
+    }
   });
 
   it("gives a field of countries' codes real countries, as its pattern takes them", () => {
