@@ -41,6 +41,8 @@ const TRY_AGAIN = /\btry (it )?again\b|\bplease try\b|\bone more time\b/i;
 /** Times the agent asks for one detail before it stops asking and says what it cannot do. */
 const MAX_ASKS = 2;
 /** Identity details the agent may look a person up by, most usual first. */
+/** Details of where someone lives that many people share: a lookup by these alone finds no one. */
+const AREA = new Set(["zip", "city", "state", "country"]);
 const LOOKUP_ORDER = ["email", "phone", "name", "first_name", "last_name", "zip", "date_of_birth"];
 
 /**
@@ -595,10 +597,14 @@ class ScriptedSession implements AgentSession {
         params.every(
           (p) => identityKey(snake(p)) !== null || t.refs.some((r) => r.param === p && !r.many),
         ) &&
-        params.some(
-          (p) =>
-            identityKey(snake(p)) !== null || t.refs.some((r) => r.param === p && r.by === "email"),
-        );
+        // A zip or a city alone finds places (the stores near them), never a person.
+        params.some((p) => {
+          const key = identityKey(snake(p));
+          return (
+            (key !== null && !AREA.has(key)) ||
+            t.refs.some((r) => r.param === p && r.by === "email")
+          );
+        });
       return (
         byDetails && (t.entity === person.name || !this.#model.entities.get(t.entity)?.catalog)
       );

@@ -542,3 +542,36 @@ describe("the person's answer to a read-back", () => {
     expect(await callsAfter("No problem, go ahead.")).toEqual(["update_address"]);
   });
 });
+
+describe("finding who the person is", () => {
+  it("never takes a lookup by zip alone (the stores near them) for one that finds the person", async () => {
+    const pharmacy = await Agent.load("test/fixtures/specs/pharmacy.json");
+    const session = new OfflineAgent({ slipRate: 0 }).start(pharmacy, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: pharmacy.system_prompt },
+      { role: "user", content: "I'd like to see my orders for my patient pt_38898." },
+    ];
+    const called: string[] = [];
+    const answers = [
+      "+1 (842) 555-5215",
+      "first name Soren, last name O'Connell, zip code 69002",
+      "69002",
+    ];
+    for (let step = 0; step < 10; step++) {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (!call) {
+        if (/anything else/i.test(message.content ?? "")) break;
+        conversation.push({ role: "user", content: answers.shift() ?? "I don't know." });
+        continue;
+      }
+      called.push(call.function.name);
+      // Nobody has these details: the person's record is missing.
+      const content = '{"patients":[],"count":0,"total":0}';
+      conversation.push({ role: "tool", tool_call_id: call.id, name: call.function.name, content });
+    }
+    expect(called).toEqual(["find_patient_by_phone", "find_patient_by_name"]);
+    expect(conversation.at(-1)?.content).toMatch(/couldn't find your account/);
+  });
+});
