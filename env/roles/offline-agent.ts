@@ -41,6 +41,20 @@ const TRY_AGAIN = /\btry (it )?again\b|\bplease try\b|\bone more time\b/i;
 /** Times the agent asks for one detail before it stops asking and says what it cannot do. */
 const MAX_ASKS = 2;
 /** Identity details the agent may look a person up by, most usual first. */
+/** A word and its one-swap typos ("frist"), as a pattern of whole words. */
+function typedWord(...words: string[]): RegExp {
+  const forms = words.flatMap((word) => [
+    word,
+    ...[...word.slice(1, -1)].map(
+      (_, i) => `${word.slice(0, i + 1)}${word[i + 2]}${word[i + 1]}${word.slice(i + 3)}`,
+    ),
+  ]);
+  return new RegExp(`\\b(${forms.join("|")})\\b`, "i");
+}
+/** Which of the listed records the person picks: "the first one", "either", "the second". */
+const FIRST = typedWord("first", "either", "any");
+const SECOND = typedWord("second");
+const THIRD = typedWord("third");
 /** Details of where someone lives that many people share: a lookup by these alone finds no one. */
 const AREA = new Set(["zip", "city", "state", "country"]);
 const LOOKUP_ORDER = ["email", "phone", "name", "first_name", "last_name", "zip", "date_of_birth"];
@@ -119,6 +133,8 @@ class ScriptedSession implements AgentSession {
   readonly #unknownIds = new Set<string>();
   /** The calls made, by tool name and arguments. */
   readonly #made = new Set<string>();
+  /** Lookups that found no one, by tool name and arguments: the same details would find no one again. */
+  readonly #foundNoOne = new Set<string>();
   /** Values the person said were wrong. */
   readonly #rejected = new Set<string>();
   /** Values the world already said it could not find, by argument. */
@@ -259,8 +275,9 @@ class ScriptedSession implements AgentSession {
     if (pending?.kind === "choose") {
       const picked =
         pending.ids.find((id) => text.includes(id)) ??
-        (/\bsecond\b/i.test(text) ? pending.ids[1] : undefined) ??
-        (/first|either|any/i.test(text) ? pending.ids[0] : undefined);
+        (SECOND.test(text) ? pending.ids[1] : undefined) ??
+        (THIRD.test(text) ? pending.ids[2] : undefined) ??
+        (FIRST.test(text) ? pending.ids[0] : undefined);
       if (picked) this.#args.set(pending.param, picked);
       return null;
     }
@@ -352,6 +369,17 @@ class ScriptedSession implements AgentSession {
         !RETRYABLE.has(this.#lastError)
       )
         return this.#restated(tool ?? (this.#intent as ToolModel), conversation);
+      // Every lookup already found no one with the details given: asking for them again finds no one again.
+      if (
+        last?.role === "user" &&
+        TRY_AGAIN.test(last.content) &&
+        this.#identified === "no" &&
+        this.#lookups().every((l) => this.#lookupsTried.has(l.tool.name))
+      )
+        return this.#say(
+          "I've searched with every detail you gave me and found no account, so there's nothing more I can do on this here.",
+          "I've already looked with all the details you gave and there's no account that matches, so there's nothing more I can do on this here.",
+        );
       if (last?.role === "user" && TRY_AGAIN.test(last.content) && this.#retries < 1) {
         // "Please try again": the agent starts over once, asking afresh for what it could not find.
         this.#retries++;
@@ -520,16 +548,25 @@ class ScriptedSession implements AgentSession {
     );
     if (!this.#agent.policy.identity.required && !needsPerson) return null;
     // The person's own details may already make one possible (an email in the opening).
-    const ready = lookups.find(
-      (l) => !this.#lookupsTried.has(l.tool.name) && this.#lookupMissing(l).length === 0,
-    );
+    const isReady = (l: ToolModel) =>
+      !this.#lookupsTried.has(l.tool.name) && this.#lookupMissing(l).length === 0;
+    let ready = lookups.find(isReady);
+    // Details that found no one before would find no one again: that lookup is not made twice.
+    let again = false;
+    while (ready && this.#foundNoOne.has(this.#callKey(ready))) {
+      this.#lookupsTried.add(ready.tool.name);
+      again = true;
+      ready = lookups.find(isReady);
+    }
     if (ready) return this.#call(ready, "lookup");
     const next = lookups.find((l) => !this.#lookupsTried.has(l.tool.name));
     if (!next) {
       this.#identified = "no";
       this.#pending = { kind: "reported" };
       return this.#say(
-        "I'm sorry, I couldn't find your account with the details you gave, so I can't make changes to it from here. Is there anything else I can help with?",
+        again
+          ? "I've looked again with those details and still can't find your account, so I can't make changes to it from here. Is there anything else I can help with?"
+          : "I'm sorry, I couldn't find your account with the details you gave, so I can't make changes to it from here. Is there anything else I can help with?",
       );
     }
     return this.#ask(next, this.#lookupMissing(next));
@@ -799,9 +836,15 @@ class ScriptedSession implements AgentSession {
       if (records.length > 1 && param && body) return this.#choose(param, body, conversation);
       return this.#next(conversation);
     }
+    if (!error || error === "not_found") this.#foundNoOne.add(this.#callKey(tool));
     for (const param of Object.keys(propertiesOf(tool))) this.#args.delete(param);
     this.#pending = null;
     return this.#lookupNeeded(this.#intent as ToolModel) ?? this.#next(conversation);
+  }
+
+  /** A call by its tool and arguments: what it would carry now, unless given. */
+  #callKey(tool: ToolModel, args: Record<string, unknown> = this.#argsFor(tool)): string {
+    return `${tool.tool.name} ${JSON.stringify(args)}`;
   }
 
   /** After a check of the person's details: go on when it passed; ask again once; else say it cannot go on. */
@@ -1089,7 +1132,7 @@ class ScriptedSession implements AgentSession {
       ? { kind: "call", tool, purpose, listingFor }
       : { kind: "call", tool, purpose };
     const args = this.#argsFor(tool);
-    this.#made.add(`${tool.tool.name} ${JSON.stringify(args)}`);
+    this.#made.add(this.#callKey(tool, args));
     const id = `call_${fnv1a(`${this.#rng.key}/call/${++this.#calls}`)
       .toString(16)
       .padStart(8, "0")}`;
@@ -1264,7 +1307,9 @@ class ScriptedSession implements AgentSession {
     );
     for (const param of tool.tool.parameters.required ?? []) {
       const options = propertiesOf(tool)[param]?.enum;
-      if (this.#args.has(param) || !Array.isArray(options) || options.length === 0) continue;
+      if (!Array.isArray(options) || options.length === 0) continue;
+      // A value said for another tool's detail of that name ("because duplicate") is none of these.
+      if (this.#args.has(param) && options.includes(this.#args.get(param))) continue;
       // A choice said whole ("about other") beats one a word of which turns up elsewhere
       // ("it failed" is no `verification_failed`).
       const scored = options.map((o) => {
@@ -1382,7 +1427,7 @@ class ScriptedSession implements AgentSession {
     const param = missing.find((p) => tool.idEntities.has(p) && this.#unknownIds.has(p));
     const lister = param === undefined ? undefined : this.#lister(tool, param);
     if (!lister || this.#missing(lister).length > 0) return null;
-    if (fresh && this.#made.has(`${lister.tool.name} ${JSON.stringify(this.#argsFor(lister))}`))
+    if (fresh && this.#made.has(this.#callKey(lister)))
       return null;
     return this.#call(lister, "list", undefined, param);
   }

@@ -5,8 +5,9 @@ import { isSentence } from "../../../env/quality.ts";
 import { agentWrites } from "../../../env/text/agent-written.ts";
 import { awaitsGoAhead } from "../../../env/text/phrases.ts";
 import { needsConfirmation } from "../../../env/text/reading.ts";
+import { spokenName } from "../../../env/text/slots.ts";
 import { snake } from "../../../env/util/names.ts";
-import { WorldModel } from "../../../env/world/model.ts";
+import { propertiesOf, WorldModel } from "../../../env/world/model.ts";
 import {
   agentOf,
   HEAVY,
@@ -73,6 +74,51 @@ export function corpusChecks(specs: readonly string[]): void {
           }
         }
         expect(checked).toBeGreaterThan(1000);
+        expect(summary(cases)).toEqual(none);
+      },
+      HEAVY,
+    );
+
+    it(
+      "never asks the person for a hand-off's choice, which is the agent's to make",
+      async () => {
+        const cases: string[] = [];
+        let handoffs = 0;
+        for (const path of specs) {
+          const model = WorldModel.of(await agentOf(path));
+          // "the reason", "the team": what a hand-off requires the agent to choose from a list.
+          const choices = [...model.tools.values()]
+            .filter((t) => t.kind === "handoff")
+            .flatMap((t) =>
+              (t.tool.parameters.required ?? []).filter((p) =>
+                Array.isArray(propertiesOf(t)[p]?.enum),
+              ),
+            )
+            .map((p) => new RegExp(`\\bthe ${spokenName(p)}\\b`, "i"));
+          if (choices.length === 0) continue;
+          for (const row of await rowsOf(path))
+            row.messages.forEach((message, i) => {
+              if (message.role !== "assistant" || slipCovers(row, i)) return;
+              if (
+                message.tool_calls?.some(
+                  (c) => model.tools.get(c.function.name)?.kind === "handoff",
+                )
+              )
+                handoffs++;
+              const text = message.content ?? "";
+              if (!choices.some((c) => c.test(text))) return;
+              // Asked on the way to a hand-off (its next call), or a hand-off refused for want of it.
+              const next = row.messages
+                .slice(i + 1)
+                .find((m) => m.role === "assistant" && (m.tool_calls?.length ?? 0) > 0);
+              const handingOff =
+                next?.role === "assistant" &&
+                next.tool_calls?.some((c) => model.tools.get(c.function.name)?.kind === "handoff");
+              if ((/\?/.test(text) && handingOff) || /pass this on without/.test(text))
+                cases.push(`${path} ${row.task_id} message ${i}: ${text}`);
+            });
+        }
+        expect(handoffs).toBeGreaterThan(100);
         expect(summary(cases)).toEqual(none);
       },
       HEAVY,

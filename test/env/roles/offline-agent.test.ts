@@ -7,7 +7,7 @@ import { offlineUser } from "../../../env/roles/offline-user.ts";
 import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
 import { playEpisode } from "../../../env/rollout.ts";
 import { needsConfirmation } from "../../../env/text/reading.ts";
-import { WorldModel } from "../../../env/world/model.ts";
+import { propertiesOf, WorldModel } from "../../../env/world/model.ts";
 import type { AssistantMessage, ChatMessage, Row } from "../../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
 import { mcpTool } from "../../support/specs.ts";
@@ -573,5 +573,109 @@ describe("finding who the person is", () => {
     }
     expect(called).toEqual(["find_patient_by_phone", "find_patient_by_name"]);
     expect(conversation.at(-1)?.content).toMatch(/couldn't find your account/);
+    // Asked to try again with nothing new, it says so at once: the same details find no one again.
+    conversation.push({ role: "user", content: "Can you try again? I really need this sorted." });
+    const { message } = await session.respond(conversation);
+    expect(message.tool_calls).toBeUndefined();
+    expect(message.content).toMatch(/found no account|no account that matches/);
+  });
+
+  it("reads which of the records listed the person means, a typo in 'first' too", async () => {
+    const workspaces = await Agent.load("test/fixtures/specs/saas-admin.json");
+    for (const [said, index] of [
+      ["Probably the frist one!", 0],
+      ["The second, I think.", 1],
+      ["the thrid one", 2],
+    ] as const) {
+      const session = new OfflineAgent({ slipRate: 0 }).start(workspaces, 1);
+      const conversation: ChatMessage[] = [
+        { role: "system", content: workspaces.system_prompt },
+        { role: "user", content: "I want to see my users. My email is dalia.iqbal@icloud.com." },
+      ];
+      const ids = ["ws_Pvb54LeX", "ws_DgrYbzzP", "ws_qolh4BsL"];
+      let chosen: string | undefined;
+      for (let step = 0; step < 6 && chosen === undefined; step++) {
+        const { message } = await session.respond(conversation);
+        conversation.push(message);
+        const call = message.tool_calls?.[0];
+        if (!call) {
+          const content = /which one/i.test(message.content ?? "")
+            ? said
+            : "I don't have the workspace ID to hand, sorry.";
+          conversation.push({ role: "user", content });
+          continue;
+        }
+        const args = JSON.parse(call.function.arguments) as Record<string, unknown>;
+        if (typeof args.workspace_id === "string") chosen = args.workspace_id;
+        const content = JSON.stringify({
+          workspaces: ids.map((workspace_id) => ({
+            workspace_id,
+            name: "Workspace",
+            plan: "free",
+          })),
+        });
+        conversation.push({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content,
+        });
+      }
+      expect(chosen, said).toBe(ids[index]);
+    }
+  });
+});
+
+describe("a hand-off after a refusal", () => {
+  it("chooses its reason itself, though the person gave another tool's reason ('because duplicate')", async () => {
+    const insurance = await Agent.load("test/fixtures/specs/insurance-claims.json");
+    const session = new OfflineAgent({ slipRate: 0 }).start(insurance, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: insurance.system_prompt },
+      {
+        role: "user",
+        content:
+          "I'd like to cancel the draft claim of my claim CLM-7571-325304 because duplicate.",
+      },
+    ];
+    const answers: Record<string, string> = {
+      find_policyholder:
+        '{"policyholders":[{"policyholder_id":"PH-4026557","name":"Oskar Esposito"}],"count":1,"total":1}',
+      get_claim_status:
+        '{"claimId":"CLM-7571-325304","policyholder_id":"PH-4026557","status":"approved"}',
+    };
+    const asked: string[] = [];
+    let handoff: Record<string, unknown> | undefined;
+    for (let step = 0; step < 12 && !handoff; step++) {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (call) {
+        if (call.function.name === "request_adjuster_callback")
+          handoff = JSON.parse(call.function.arguments);
+        const content = answers[call.function.name] ?? '{"status":"transferred"}';
+        conversation.push({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content,
+        });
+        continue;
+      }
+      const text = message.content ?? "";
+      asked.push(text);
+      const reply = /full name/.test(text)
+        ? "name Oskar Esposito, date of birth 1983-10-22."
+        : /phone/.test(text)
+          ? "+1 (221) 555-1240"
+          : /reason/.test(text)
+            ? "duplicate"
+            : "Can you put me through to someone who can sort it, then?";
+      conversation.push({ role: "user", content: reply });
+    }
+    expect(asked.filter((text) => /\breason\b/.test(text))).toEqual([]);
+    const callback = WorldModel.of(insurance).tools.get("request_adjuster_callback");
+    const reasons = callback ? propertiesOf(callback).reason?.enum : undefined;
+    expect(reasons).toContain(handoff?.reason);
   });
 });
