@@ -1427,8 +1427,7 @@ class ScriptedSession implements AgentSession {
     const param = missing.find((p) => tool.idEntities.has(p) && this.#unknownIds.has(p));
     const lister = param === undefined ? undefined : this.#lister(tool, param);
     if (!lister || this.#missing(lister).length > 0) return null;
-    if (fresh && this.#made.has(this.#callKey(lister)))
-      return null;
+    if (fresh && this.#made.has(this.#callKey(lister))) return null;
     return this.#call(lister, "list", undefined, param);
   }
 
