@@ -37,6 +37,9 @@ const LAST_WORDS = [
 const DISPUTE =
   /doesn'?t match|does not match|that'?s (not|wrong)|isn'?t (right|correct)|my \w+( \w+)? says/i;
 /** The person asking the agent to try again. */
+/** The person saying the answer was about something else: "that isn't it", "not what I asked". */
+const NOT_IT =
+  /\b(that('?s| is)(n'?t| not) (it|what i (asked|meant|wanted|need))|not what i (asked|meant|wanted))\b/i;
 const TRY_AGAIN = /\btry (it )?again\b|\bplease try\b|\bone more time\b/i;
 /** Times the agent asks for one detail before it stops asking and says what it cannot do. */
 const MAX_ASKS = 2;
@@ -203,7 +206,8 @@ class ScriptedSession implements AgentSession {
       // Asking for something else after a report is a new request; a new detail (the right id
       // after a wrong one) reopens this one. A doubt ("can you double-check what the system
       // shows?") is about this request, whatever tool its words sound like.
-      const other = DOUBT.test(text) ? null : this.#otherIntent(text);
+      // Told the answer was not it, the request the message names is taken as asked.
+      const other = DOUBT.test(text) ? null : this.#otherIntent(text, NOT_IT.test(text) ? 1 : 2);
       // "Thanks, but I still need…" is a request; "No, thanks" is a goodbye.
       if (other && !/^\W*(no|nope|that'?s (all|everything)|thanks)\b(?!,?\s*but\b)/i.test(text)) {
         this.#intent = other;
@@ -317,13 +321,13 @@ class ScriptedSession implements AgentSession {
     return null;
   }
 
-  /** A tool the message asks for clearly more than the one the agent is working on, if any. */
-  #otherIntent(text: string): ToolModel | null {
+  /** A tool the message asks for more than the one the agent is working on, by `margin` at least (clearly, by default), if any. */
+  #otherIntent(text: string, margin = 2): ToolModel | null {
     const scores = intentScores(this.#model, text);
     const best = scores[0];
     if (!best || best.tool === this.#intent) return null;
     const current = scores.find((s) => s.tool === this.#intent)?.score ?? 0;
-    return best.score >= current + 2 ? best.tool : null;
+    return best.score >= current + margin ? best.tool : null;
   }
 
   /**

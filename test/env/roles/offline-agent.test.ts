@@ -679,3 +679,50 @@ describe("a hand-off after a refusal", () => {
     expect(reasons).toContain(handoff?.reason);
   });
 });
+
+describe("told a report was not what was asked", () => {
+  it("takes the request the person names next, though its words are close to the last one's", async () => {
+    const hotel = await Agent.load("test/fixtures/specs/hotel.json");
+    const session = new OfflineAgent({ slipRate: 0 }).start(hotel, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: hotel.system_prompt },
+      {
+        role: "user",
+        content: "I would like to see my reservation HLD-BQVFGX. My email is oskar@fastmail.com.",
+      },
+    ];
+    const answers: Record<string, string> = {
+      find_guest_by_email: '{"guest_id":"gst_90598","first_name":"Oskar","last_name":"Abiodun"}',
+      get_reservation:
+        '{"reservation_id":"HLD-BQVFGX","guest_id":"gst_90598","status":"confirmed","total":336.03}',
+      get_invoice: '{"reservation_id":"HLD-BQVFGX","total":336.03,"currency":"USD"}',
+    };
+    const called: string[] = [];
+    let objected = false;
+    for (let step = 0; step < 10 && !called.includes("get_invoice"); step++) {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (call) {
+        called.push(call.function.name);
+        const content = answers[call.function.name] ?? '{"ok":true}';
+        conversation.push({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content,
+        });
+        continue;
+      }
+      if (objected) break;
+      objected = true;
+      conversation.push({
+        role: "user",
+        content:
+          "Hmm that isn't it and what I need is to check my invoice from my reservation HLD-BQVFGX",
+      });
+    }
+    expect(called).toContain("get_reservation");
+    expect(called.at(-1)).toBe("get_invoice");
+  });
+});
