@@ -58,6 +58,8 @@ function typedWord(...words: string[]): RegExp {
 const FIRST = typedWord("first", "either", "any");
 const SECOND = typedWord("second");
 const THIRD = typedWord("third");
+/** Who a person is that no tool changes: said once, it holds for every tool that asks it. */
+const SAME_FOR_LIFE = new Set(["name", "first_name", "last_name", "date_of_birth"]);
 /** Details of where someone lives that many people share: a lookup by these alone finds no one. */
 const AREA = new Set(["zip", "city", "state", "country"]);
 const LOOKUP_ORDER = ["email", "phone", "name", "first_name", "last_name", "zip", "date_of_birth"];
@@ -1390,10 +1392,32 @@ class ScriptedSession implements AgentSession {
       tool.kind === "change" && tool.idParam && !tool.idByEmail && !required.includes(tool.idParam)
         ? [...required, tool.idParam]
         : required;
+    for (const p of needed) this.#adoptIdentity(tool, p);
     return needed.filter(
       (p) =>
         !agentWrites(tool, p) && (!this.#args.has(p) || !fits(properties[p], this.#args.get(p))),
     );
+  }
+
+  /**
+   * Who the person is, said for one detail, holds for another of the same kind: the full name
+   * given to a check is the account holder's name. A tool named for that detail changes it, so
+   * there it is asked for.
+   */
+  #adoptIdentity(tool: ToolModel, param: string): void {
+    if (this.#args.has(param) && fits(propertiesOf(tool)[param], this.#args.get(param))) return;
+    const key = identityKey(snake(param));
+    if (!key || !SAME_FOR_LIFE.has(key) || tool.tool.name.includes(key.split("_").at(-1) as string))
+      return;
+    for (const [other, value] of this.#args)
+      if (
+        other !== param &&
+        identityKey(snake(other)) === key &&
+        fits(propertiesOf(tool)[param], value)
+      ) {
+        this.#args.set(param, value);
+        return;
+      }
   }
 
   /**

@@ -726,3 +726,58 @@ describe("told a report was not what was asked", () => {
     expect(called.at(-1)).toBe("get_invoice");
   });
 });
+
+describe("who the person is, said once", () => {
+  it("holds for every tool that asks it: the full name given to a check is the account holder's name", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const session = new OfflineAgent({ slipRate: 0 }).start(energy, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: energy.system_prompt },
+      {
+        role: "user",
+        content:
+          "I want to set up my direct debit for my account ACC 5934 5544, with monthly amount 83.09.",
+      },
+    ];
+    const answers: Record<string, string> = {
+      find_account_by_address:
+        '{"matches":[{"account_number":"ACC 5934 5544","holder_name_masked":"A**** Z****","fuels":["gas"],"status":"active"}]}',
+      verify_account_holder:
+        '{"account_number":"ACC 5934 5544","verified":true,"matched":["full_name","date_of_birth","postcode","bank_last4"],"did_not_match":[]}',
+    };
+    const replies: [RegExp, string][] = [
+      [/address line 1/, "zip code EH1 1YZ, street 101 Linden Street"],
+      [/full name/, "bank last4 9668, name Amara Zhang, date of birth 1996-11-28"],
+      [/go ahead/i, "Yes, go ahead."],
+      [
+        /sort code/,
+        "sort code 06-00-16, bank account number 03299532, collection day 1, sole signatory confirmed yes",
+      ],
+    ];
+    const asked: string[] = [];
+    let setUp: Record<string, unknown> | undefined;
+    for (let step = 0; step < 14 && !setUp; step++) {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (call) {
+        if (call.function.name === "direct_debit_setup")
+          setUp = JSON.parse(call.function.arguments);
+        const content = answers[call.function.name] ?? '{"ok":true}';
+        conversation.push({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content,
+        });
+        continue;
+      }
+      const text = message.content ?? "";
+      asked.push(text);
+      const reply = replies.find(([when]) => when.test(text))?.[1] ?? "I don't know.";
+      conversation.push({ role: "user", content: reply });
+    }
+    expect(asked.filter((text) => /give me[^?]*holder name/.test(text))).toEqual([]);
+    expect(setUp?.account_holder_name).toBe("Amara Zhang");
+  });
+});
