@@ -1186,12 +1186,21 @@ class ScriptedSession implements AgentSession {
       );
     }
     const properties = propertiesOf(tool);
-    const identifying = params.filter(
+    // Which of the person's records it is comes first, with who they are (it is read before
+    // anything else is asked); a choice from a catalog (the tariff to switch to) is asked with
+    // the other details, and so is who they are when no record is asked.
+    const owned = (entity: string | undefined) =>
+      entity !== undefined && !this.#model.entities.get(entity)?.catalog;
+    const records = params.filter(
       (p) =>
-        tool.idEntities.has(p) ||
-        identityKey(snake(p)) !== null ||
-        tool.refs.some((r) => r.param === p),
+        p === tool.idParam ||
+        owned(tool.idEntities.get(p)) ||
+        tool.refs.some((r) => r.param === p && owned(r.entity)),
     );
+    const identifying =
+      records.length > 0
+        ? params.filter((p) => records.includes(p) || identityKey(snake(p)) !== null)
+        : [];
     // Simple details (a number, a date, a choice, a short text) come together, up to four; an object on its own.
     const simple = params.filter((p) => {
       const type = properties[p]?.type;

@@ -308,7 +308,9 @@ export class OfflineUser {
         const wrong = garble(value, this.#rng);
         misstated.push(wrong);
         this.#lastSaid.set(param, wrong);
-        parts.push(`I think it's ${keep(wrong)}?`);
+        parts.push(
+          labelled ? `${keep(label)} ${keep(wrong)}, I think` : `I think it's ${keep(wrong)}?`,
+        );
       } else if (typeof value === "boolean" && !labelled) {
         // A yes-or-no is answered as one, not handed over as a value ("Sure, it's no.").
         parts.push(

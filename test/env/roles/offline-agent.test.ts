@@ -781,3 +781,50 @@ describe("who the person is, said once", () => {
     expect(setUp?.account_holder_name).toBe("Amara Zhang");
   });
 });
+
+describe("asking for a change's details", () => {
+  it("asks for a choice from a catalog (the tariff) with the other details, not on its own", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const session = new OfflineAgent({ slipRate: 0 }).start(energy, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: energy.system_prompt },
+      { role: "user", content: "I want to switch the tariff of my account ACC 2265 7980." },
+    ];
+    const answers: Record<string, string> = {
+      find_account_by_address:
+        '{"matches":[{"account_number":"ACC 2265 7980","holder_name_masked":"A*** N****","fuels":["electricity"],"status":"active"}]}',
+      verify_account_holder:
+        '{"account_number":"ACC 2265 7980","verified":true,"matched":["full_name","date_of_birth","postcode","bank_last4"],"did_not_match":[]}',
+      get_account:
+        '{"account_number":"ACC 2265 7980","holder_name":"Aiko Novak","status":"active","tariff":{"code":"Ember-090","type":"variable"}}',
+    };
+    const replies: [RegExp, string][] = [
+      [/address line 1/, "zip code 98101, street 22 Orchard Hill"],
+      [/full name/, "bank last4 6094, name Aiko Novak, date of birth 1989-01-05"],
+    ];
+    const asked: string[] = [];
+    for (let step = 0; step < 8; step++) {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (call) {
+        const content = answers[call.function.name] ?? '{"ok":true}';
+        conversation.push({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content,
+        });
+        continue;
+      }
+      const text = message.content ?? "";
+      const reply = replies.find(([when]) => when.test(text))?.[1];
+      if (!reply) {
+        asked.push(text);
+        break;
+      }
+      conversation.push({ role: "user", content: reply });
+    }
+    expect(asked).toEqual(["Could you give me your tariff code and the effective date?"]);
+  });
+});
