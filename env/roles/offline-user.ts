@@ -13,7 +13,7 @@ import { lookup } from "../util/lookup.ts";
 import { memoized } from "../util/memo.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { identityKey } from "../world/identity.ts";
-import { WorldModel } from "../world/model.ts";
+import { propertiesOf, WorldModel } from "../world/model.ts";
 import { rolloutSeed, type UserSimulator, type UserTurn } from "./types.ts";
 
 export { openingMessage } from "../people/opening.ts";
@@ -118,6 +118,9 @@ export class OfflineUser {
   readonly #records: ReadonlySet<string> | null;
   /** Whether what the person came for reads rather than changes (null: told by the request's words). */
   readonly #looksUp: boolean | null;
+  /** The goal's choices from a list, and those already put right in a read-back. */
+  readonly #choices: ReadonlyMap<string, string>;
+  readonly #putRight = new Set<string>();
 
   constructor(persona: Persona, seed: number, knows: PersonKnowledge = {}) {
     this.#persona = persona;
@@ -125,6 +128,7 @@ export class OfflineUser {
     this.#about = knows.about ?? null;
     this.#records = knows.records ?? null;
     this.#looksUp = knows.looksUp ?? null;
+    this.#choices = knows.choices ?? new Map();
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
     this.#behaviour = behaviourOf(persona.stance);
@@ -409,6 +413,19 @@ export class OfflineUser {
       this.#misled = false;
       return { content: `No, ${keep(stranger)} isn't mine. It's ${keep(right)}.` };
     }
+    // A choice read back as another ("reason lost" when they want it suspended for a while) is
+    // put right, once: the person knows what they chose.
+    const said = text.toLowerCase();
+    for (const [param, value] of this.#choices) {
+      const label = spokenWords(snake(param)).toLowerCase();
+      const forms = [value, value.replace(/_/g, " ")].map((v) => v.toLowerCase());
+      if (this.#putRight.has(param) || !said.includes(`${label} `)) continue;
+      if (forms.some((form) => said.includes(form))) continue;
+      this.#putRight.add(param);
+      return {
+        content: `No, the ${keep(spokenWords(param))} should be ${keep(value.replace(/_/g, " "))}.`,
+      };
+    }
     // An id of a kind they hold none of (an account number they never knew) they cannot judge:
     // they go by what the agent found.
     if (stranger)
@@ -676,6 +693,8 @@ export interface PersonKnowledge {
   records?: ReadonlySet<string>;
   /** Whether the goal's tool reads or works something out, changing nothing. */
   looksUp?: boolean;
+  /** The goal's choices from a list (`reason: temporary`), which the person checks in a read-back. */
+  choices?: ReadonlyMap<string, string>;
 }
 
 /** The offline user model: each episode's person played by an {@link OfflineUser}. */
@@ -694,10 +713,17 @@ export const offlineUser: UserSimulator = {
           !goal?.refs.some((r) => r.param === param && (r.role === "new" || r.many)),
       )
       .map(([param]) => param);
+    const properties = goal ? propertiesOf(goal) : {};
+    const choices = new Map(
+      Object.entries(setup.persona.goal.arguments)
+        .filter(([param, value]) => typeof value === "string" && properties[param]?.enum)
+        .map(([param, value]) => [param, value as string]),
+    );
     const user = new OfflineUser(setup.persona, rolloutSeed(setup.situation, setup.rollout), {
       ids: (text) => reader.read(text).filter((id) => !id.includes("@")),
       about: goalNouns(setup.agent, setup.persona.goal.tool),
       records: new Set(owned),
+      choices,
       ...(goal
         ? {
             looksUp:

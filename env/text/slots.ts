@@ -21,10 +21,11 @@ export type Reading = { value: unknown } | null;
 export const QUOTED = /"[^"\n]{0,400}"|“[^”\n]{0,400}”/g;
 /**
  * Set phrases whose words are no choice of a value: a greeting's "morning", "at all", "in any
- * case". "Good morning. Can you check…" asks for no morning slot, nor "Nothing at all?" for all invoices.
+ * case", "I'm a bit lost". "Good morning. Can you check…" asks for no morning slot, nor "Nothing at
+ * all?" for all invoices, nor "sorry, I'm a bit lost" for a line suspended as lost.
  */
 const IDIOMS =
-  /\bgood (morning|afternoon|evening|day|night)\b|\b(not |nothing |none )?at all\b|\b(after|above|first of) all\b|\ball (set|good|right)\b|\bin any case\b|\bany (more|longer)\b/gi;
+  /\bgood (morning|afternoon|evening|day|night)\b|\b(not |nothing |none )?at all\b|\b(after|above|first of) all\b|\ball (set|good|right)\b|\bin any case\b|\bany (more|longer)\b|\b(i'?m|i am) (a bit |a little |so |completely |totally )?lost\b/gi;
 /** Thanks as typed, slips of the fingers too ("thnak you"). */
 const THANKS = String.raw`(?:(?:thank|tahnk|thnak)s?|thakns)\b(?:\s+you)?`;
 /** A closing "and thank you" after a value, and all after it: no part of the value. */

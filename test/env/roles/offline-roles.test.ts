@@ -359,6 +359,22 @@ describe("the offline person", () => {
     );
   });
 
+  it("puts right a choice read back as another, once ('reason lost' when they chose temporary)", async () => {
+    const telecom = await agentOf("test/fixtures/specs/telecom.json");
+    const suspend = personOf(telecom, { tool: "suspend_line", stance: "cooperative" });
+    const line = String(suspend.persona.goal.arguments.line_id);
+    const reason = String(suspend.persona.goal.arguments.reason);
+    const other = ["lost", "stolen", "temporary"].find((r) => r !== reason) as string;
+    const person = offlineUser.start(suspend);
+    const readBack = (said: string) =>
+      `To confirm, I'll suspend the line with line ID ${line}, reason ${said}. Shall I go ahead?`;
+    const seen = conversation(readBack(other));
+    const answer = await person.reply(seen);
+    expect(answer.content).toMatch(new RegExp(`^no, the reason should be ${reason}`, "i"));
+    seen.push({ role: "user", content: answer.content }, say(readBack(reason)));
+    expect((await person.reply(seen)).content).toMatch(/^yes/i);
+  });
+
   it("who doubted a change is answered by a read that shows it", async () => {
     const hotel = await agentOf("test/fixtures/specs/hotel.json");
     const dates = personOf(hotel, { tool: "modify_reservation_dates", stance: "skeptical" });

@@ -106,6 +106,16 @@ describe("reading a detail from what the person said", () => {
       expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
   });
 
+  it('reads no choice out of "I\'m a bit lost"', async () => {
+    const telecom = WorldModel.of(await Agent.load("test/fixtures/specs/telecom.json"));
+    const suspend = telecom.tools.get("suspend_line") as ToolModel;
+    const read = (text: string) => readValue(telecom, suspend, "reason", text, false)?.value;
+    expect(
+      read("hi there. sorry, i'm a bit lost. i think i have to suspend my line?"),
+    ).toBeUndefined();
+    expect(read("My phone is lost, please suspend my line.")).toBe("lost");
+  });
+
   it('reads "HI." asked for a code as that code, not a greeting', () => {
     expect(bare("HI.")).toBe("HI");
     expect(bare("Hi, it's MX.")).toBe("MX");
