@@ -25,11 +25,19 @@ export function outcomeGrade(
   const start = baseline ?? createWorld({ spec: agent, situation, seed: world.seed }).baseline();
   const kind = world.model.tools.get(goal.tool)?.kind;
   const reads = kind === "read_one" || kind === "read_many";
-  // What the agent words itself (a summary, a hand-off's question) is not part of the outcome.
+  // What the agent words itself (a summary, a hand-off's question) is not part of the outcome,
+  // nor is what a hand-off may carry beyond what the person asked for (the account it found):
+  // a colleague is given the context, and the person is handed over all the same.
   const goalTool = world.model.tools.get(goal.tool);
+  const required = new Set(goalTool?.tool.parameters.required ?? []);
   const composed = new Set(
     Object.keys(goalTool?.tool.parameters.properties ?? {})
-      .filter((param) => goalTool && composedByAgent(goalTool, param))
+      .filter(
+        (param) =>
+          goalTool &&
+          (composedByAgent(goalTool, param) ||
+            (goalTool.kind === "handoff" && !required.has(param) && !(param in goal.arguments))),
+      )
       .map((param) => snake(param)),
   );
   const actual = effects(start, world, composed);

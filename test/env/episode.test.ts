@@ -137,6 +137,24 @@ describe("Episode", () => {
     });
   });
 
+  it("reward: a hand-off carrying context the person did not ask for (their account) is the hand-off asked", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const situation = situationOf(energy, { tool: "transfer_to_agent", stance: "cooperative" });
+    const episode = new Episode({ spec: energy, situation });
+    await episode.reset();
+    const { team } = episode.goal.arguments;
+    const account = episode.world.snapshot().collections.accounts?.[0]?.account_number;
+    await episode.step(
+      call("transfer_to_agent", { team, account_number: account, summary: "Wants collections." }),
+    );
+    expect(episode.reward().checks[0]).toMatchObject({ name: "goal_state", passed: true });
+    const elsewhere = new Episode({ spec: energy, situation });
+    await elsewhere.reset();
+    const other = team === "complaints" ? "metering" : "complaints";
+    await elsewhere.step(call("transfer_to_agent", { team: other, summary: "Wants someone." }));
+    expect(elsewhere.reward().checks[0]).toMatchObject({ name: "goal_state", passed: false });
+  });
+
   it("reward: a read must be told to the person", async () => {
     const situation = situationOf(finance, { tool: "get_balance", stance: "cooperative" });
     const episode = new Episode({ spec: finance, situation });
