@@ -444,7 +444,8 @@ class ScriptedSession implements AgentSession {
     // Who the person is, first, when the policy asks it or the request needs their id.
     const lookup = this.#lookupNeeded(tool);
     if (lookup) return lookup;
-    if (this.#identified === "no" && this.#agent.policy.identity.required) {
+    // …though someone new (registering a move in) has nothing to be found by.
+    if (this.#identified === "no" && this.#agent.policy.identity.required && !registers(tool)) {
       this.#pending = { kind: "reported" };
       return this.#say(
         "I'm sorry, I can't go ahead without finding your account first. Is there anything else I can help with?",

@@ -116,6 +116,8 @@ export class OfflineUser {
   readonly #about: RegExp | null;
   /** Parameters that name a record: the person states their ids only when they hold them. */
   readonly #records: ReadonlySet<string> | null;
+  /** A vague person has said plainly what they came for. */
+  #spelledOut = false;
   /** Whether what the person came for reads rather than changes (null: told by the request's words). */
   readonly #looksUp: boolean | null;
   /** The goal's choices from a list, and those already put right in a read-back. */
@@ -193,6 +195,8 @@ export class OfflineUser {
 
   /** The request in words, values kept. */
   #goal(): string {
+    // Every wording that uses it is sent: the person has said plainly what they came for.
+    this.#spelledOut = true;
     return this.#persona.goal.text;
   }
 
@@ -502,6 +506,13 @@ export class OfflineUser {
         ["Forget it, I'll sort it out myself.", "No time for this, never mind."],
         "gave_up",
       );
+    // A vague person who never said what they want says it before giving up: what was tried may
+    // not be what they came for (an account looked for when they are moving in).
+    if (this.#behaviour === "vague" && !this.#spelledOut)
+      return this.#impatient([
+        `Sorry, I should have said. I want to ${this.#goal()}.`,
+        `Oh, let me be clearer: I need to ${this.#goal()}.`,
+      ]);
     const sarcasm = p.style.sarcastic ? "Great, just great. " : "";
     return this.#one(
       [

@@ -828,3 +828,45 @@ describe("asking for a change's details", () => {
     expect(asked).toEqual(["Could you give me your tariff code and the effective date?"]);
   });
 });
+
+describe("someone new", () => {
+  it("is registered though no account of theirs was found, where the policy asks who they are", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const session = new OfflineAgent({ slipRate: 0 }).start(energy, 1);
+    const conversation: ChatMessage[] = [
+      { role: "system", content: energy.system_prompt },
+      { role: "user", content: "I want to check my account." },
+    ];
+    const replies: [RegExp, string][] = [
+      [/address line 1/, "street 9 Northgate, zip code 98101"],
+      [
+        /couldn't find your account/,
+        "Sorry, I should have said. I want to register a new move in to 9 Northgate, with postcode 98101, with move in date 2026-06-22, with full name Kofi Tanaka, with date of birth 1990-03-09, with email kofi.tanaka@icloud.com.",
+      ],
+      [/go ahead/i, "Yes, go ahead."],
+    ];
+    const called: string[] = [];
+    for (let step = 0; step < 10 && !called.includes("register_move_in"); step++) {
+      const { message } = await session.respond(conversation);
+      conversation.push(message);
+      const call = message.tool_calls?.[0];
+      if (call) {
+        called.push(call.function.name);
+        const content =
+          call.function.name === "find_account_by_address" ? '{"matches":[]}' : '{"ok":true}';
+        conversation.push({
+          role: "tool",
+          tool_call_id: call.id,
+          name: call.function.name,
+          content,
+        });
+        continue;
+      }
+      const text = message.content ?? "";
+      const reply = replies.find(([when]) => when.test(text))?.[1];
+      if (!reply) break;
+      conversation.push({ role: "user", content: reply });
+    }
+    expect(called).toContain("register_move_in");
+  });
+});

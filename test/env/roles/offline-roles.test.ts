@@ -375,6 +375,17 @@ describe("the offline person", () => {
     expect((await person.reply(seen)).content).toMatch(/^yes/i);
   });
 
+  it("who was vague says what they came for before giving up", async () => {
+    const energy = await agentOf("test/fixtures/specs/utility-energy.json");
+    const moving = personOf(energy, { tool: "register_move_in", stance: "vague" });
+    const person = offlineUser.start(moving);
+    const seen = conversation(
+      "I'm sorry, I couldn't find your account with the details you gave, so I can't make changes to it from here. Is there anything else I can help with?",
+    );
+    const said = (await person.reply(seen)).content.replace(/[\uE000\uE001]/g, "");
+    expect(said).toMatch(/register a new move in/i);
+  });
+
   it("who doubted a change is answered by a read that shows it", async () => {
     const hotel = await agentOf("test/fixtures/specs/hotel.json");
     const dates = personOf(hotel, { tool: "modify_reservation_dates", stance: "skeptical" });
