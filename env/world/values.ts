@@ -269,6 +269,13 @@ function nameRule(
   // How many of something a record counts: a trip's stops or bags (none, possibly), seats left, a
   // stay's nights (at least one). Before money: `number_of_paid_bags` counts bags.
   if (/(^|_)(stops|bags)$/.test(field)) return ({ rng }) => rng.int(3);
+  // A loyalty balance runs to thousands of points, earned in hundreds: enough to redeem some.
+  if (
+    /^((loyalty|rewards?|bonus|award)_)?(points|miles)_(balance|available|total)$|^(loyalty|rewards?|bonus|award)_(points|miles)$/.test(
+      field,
+    )
+  )
+    return ({ rng }) => 100 * rng.int(500);
   if (/_(left|remaining)$/.test(field)) return ({ rng }) => 1 + rng.int(9);
   if (
     /^(number_of|num|count_of)_(?!items$)|_count$|^(days|nights|guests)_|_(nights|guests)$/.test(

@@ -185,6 +185,12 @@ describe("fields read from a tool's description", () => {
     const expected: [string, string, (value: unknown) => boolean][] = [
       ["sso_scim_status", "workspace", (v) => v === "enabled" || v === "disabled"],
       ["autopay_status", "account", (v) => v === "enabled" || v === "disabled"],
+      // A loyalty balance is points by the hundred, up to tens of thousands.
+      [
+        "points_balance",
+        "loyalty_account",
+        (v) => Number.isInteger(v) && (v as number) % 100 === 0,
+      ],
       [
         "verified_domains",
         "workspace",
