@@ -27,6 +27,55 @@ async function rowsOf(agent: Agent, slipRate: number, rows = 64, seed = 0): Prom
   return out;
 }
 
+/** How a scripted conversation answers the offline agent: tools by name, the person by the agent's words. */
+interface Script {
+  /** Each tool's answer by its name; any other tool answers `otherTools`. */
+  tools?: Record<string, string>;
+  otherTools?: string;
+  /** The person's reply to a message of the agent: the first whose pattern it matches. */
+  replies?: [RegExp, string][];
+  /** The reply when none matches; without one, the conversation stops there. */
+  otherwise?: string;
+  /** The conversation stops once the agent makes a call this holds for. */
+  until?: (name: string, args: Record<string, unknown>) => boolean;
+  steps?: number;
+}
+
+/** The offline agent played against a {@link Script}, from the person's opening message. */
+async function scripted(agent: Agent, opening: string, script: Script) {
+  const session = new OfflineAgent({ slipRate: 0 }).start(agent, 1);
+  const conversation: ChatMessage[] = [
+    { role: "system", content: agent.system_prompt },
+    { role: "user", content: opening },
+  ];
+  const calls: { name: string; args: Record<string, unknown> }[] = [];
+  const asked: string[] = [];
+  let unanswered: string | undefined;
+  for (let step = 0; step < (script.steps ?? 12); step++) {
+    const { message } = await session.respond(conversation);
+    conversation.push(message);
+    const call = message.tool_calls?.[0];
+    if (call) {
+      const { name } = call.function;
+      const args = JSON.parse(call.function.arguments) as Record<string, unknown>;
+      calls.push({ name, args });
+      if (script.until?.(name, args)) break;
+      const content = script.tools?.[name] ?? script.otherTools ?? '{"ok":true}';
+      conversation.push({ role: "tool", tool_call_id: call.id, name, content });
+      continue;
+    }
+    const text = message.content ?? "";
+    asked.push(text);
+    const reply = script.replies?.find(([when]) => when.test(text))?.[1] ?? script.otherwise;
+    if (reply === undefined) {
+      unanswered = text;
+      break;
+    }
+    conversation.push({ role: "user", content: reply });
+  }
+  return { session, conversation, called: calls.map((c) => c.name), calls, asked, unanswered };
+}
+
 const assistantAt = (row: Row, i: number) => row.messages[i] as AssistantMessage;
 const claimsSuccess = (text: string) => /^(done|all done)\b/i.test(text);
 
@@ -546,31 +595,20 @@ describe("the person's answer to a read-back", () => {
 describe("finding who the person is", () => {
   it("never takes a lookup by zip alone (the stores near them) for one that finds the person", async () => {
     const pharmacy = await Agent.load("test/fixtures/specs/pharmacy.json");
-    const session = new OfflineAgent({ slipRate: 0 }).start(pharmacy, 1);
-    const conversation: ChatMessage[] = [
-      { role: "system", content: pharmacy.system_prompt },
-      { role: "user", content: "I'd like to see my orders for my patient pt_38898." },
-    ];
-    const called: string[] = [];
-    const answers = [
-      "+1 (842) 555-5215",
-      "first name Soren, last name O'Connell, zip code 69002",
-      "69002",
-    ];
-    for (let step = 0; step < 10; step++) {
-      const { message } = await session.respond(conversation);
-      conversation.push(message);
-      const call = message.tool_calls?.[0];
-      if (!call) {
-        if (/anything else/i.test(message.content ?? "")) break;
-        conversation.push({ role: "user", content: answers.shift() ?? "I don't know." });
-        continue;
-      }
-      called.push(call.function.name);
-      // Nobody has these details: the person's record is missing.
-      const content = '{"patients":[],"count":0,"total":0}';
-      conversation.push({ role: "tool", tool_call_id: call.id, name: call.function.name, content });
-    }
+    const { session, conversation, called } = await scripted(
+      pharmacy,
+      "I'd like to see my orders for my patient pt_38898.",
+      {
+        // Nobody has these details: the person's record is missing.
+        otherTools: '{"patients":[],"count":0,"total":0}',
+        replies: [
+          [/phone/, "+1 (842) 555-5215"],
+          [/first name/, "first name Soren, last name O'Connell, zip code 69002"],
+          [/zip code/, "69002"],
+        ],
+        steps: 10,
+      },
+    );
     expect(called).toEqual(["find_patient_by_phone", "find_patient_by_name"]);
     expect(conversation.at(-1)?.content).toMatch(/couldn't find your account/);
     // Asked to try again with nothing new, it says so at once: the same details find no one again.
@@ -582,46 +620,30 @@ describe("finding who the person is", () => {
 
   it("reads which of the records listed the person means, a typo in 'first' too", async () => {
     const workspaces = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const ids = ["ws_Pvb54LeX", "ws_DgrYbzzP", "ws_qolh4BsL"];
     for (const [said, index] of [
       ["Probably the frist one!", 0],
       ["The second, I think.", 1],
       ["the thrid one", 2],
     ] as const) {
-      const session = new OfflineAgent({ slipRate: 0 }).start(workspaces, 1);
-      const conversation: ChatMessage[] = [
-        { role: "system", content: workspaces.system_prompt },
-        { role: "user", content: "I want to see my users. My email is dalia.iqbal@icloud.com." },
-      ];
-      const ids = ["ws_Pvb54LeX", "ws_DgrYbzzP", "ws_qolh4BsL"];
-      let chosen: string | undefined;
-      for (let step = 0; step < 6 && chosen === undefined; step++) {
-        const { message } = await session.respond(conversation);
-        conversation.push(message);
-        const call = message.tool_calls?.[0];
-        if (!call) {
-          const content = /which one/i.test(message.content ?? "")
-            ? said
-            : "I don't have the workspace ID to hand, sorry.";
-          conversation.push({ role: "user", content });
-          continue;
-        }
-        const args = JSON.parse(call.function.arguments) as Record<string, unknown>;
-        if (typeof args.workspace_id === "string") chosen = args.workspace_id;
-        const content = JSON.stringify({
-          workspaces: ids.map((workspace_id) => ({
-            workspace_id,
-            name: "Workspace",
-            plan: "free",
-          })),
-        });
-        conversation.push({
-          role: "tool",
-          tool_call_id: call.id,
-          name: call.function.name,
-          content,
-        });
-      }
-      expect(chosen, said).toBe(ids[index]);
+      const { calls } = await scripted(
+        workspaces,
+        "I want to see my users. My email is dalia.iqbal@icloud.com.",
+        {
+          otherTools: JSON.stringify({
+            workspaces: ids.map((workspace_id) => ({
+              workspace_id,
+              name: "Workspace",
+              plan: "free",
+            })),
+          }),
+          replies: [[/which one/i, said]],
+          otherwise: "I don't have the workspace ID to hand, sorry.",
+          until: (_, args) => typeof args.workspace_id === "string",
+          steps: 6,
+        },
+      );
+      expect(calls.at(-1)?.args.workspace_id, said).toBe(ids[index]);
     }
   });
 });
@@ -629,50 +651,27 @@ describe("finding who the person is", () => {
 describe("a hand-off after a refusal", () => {
   it("chooses its reason itself, though the person gave another tool's reason ('because duplicate')", async () => {
     const insurance = await Agent.load("test/fixtures/specs/insurance-claims.json");
-    const session = new OfflineAgent({ slipRate: 0 }).start(insurance, 1);
-    const conversation: ChatMessage[] = [
-      { role: "system", content: insurance.system_prompt },
+    const { asked, calls } = await scripted(
+      insurance,
+      "I'd like to cancel the draft claim of my claim CLM-7571-325304 because duplicate.",
       {
-        role: "user",
-        content:
-          "I'd like to cancel the draft claim of my claim CLM-7571-325304 because duplicate.",
+        tools: {
+          find_policyholder:
+            '{"policyholders":[{"policyholder_id":"PH-4026557","name":"Oskar Esposito"}],"count":1,"total":1}',
+          get_claim_status:
+            '{"claimId":"CLM-7571-325304","policyholder_id":"PH-4026557","status":"approved"}',
+        },
+        otherTools: '{"status":"transferred"}',
+        replies: [
+          [/full name/, "name Oskar Esposito, date of birth 1983-10-22."],
+          [/phone/, "+1 (221) 555-1240"],
+          [/reason/, "duplicate"],
+        ],
+        otherwise: "Can you put me through to someone who can sort it, then?",
+        until: (name) => name === "request_adjuster_callback",
       },
-    ];
-    const answers: Record<string, string> = {
-      find_policyholder:
-        '{"policyholders":[{"policyholder_id":"PH-4026557","name":"Oskar Esposito"}],"count":1,"total":1}',
-      get_claim_status:
-        '{"claimId":"CLM-7571-325304","policyholder_id":"PH-4026557","status":"approved"}',
-    };
-    const asked: string[] = [];
-    let handoff: Record<string, unknown> | undefined;
-    for (let step = 0; step < 12 && !handoff; step++) {
-      const { message } = await session.respond(conversation);
-      conversation.push(message);
-      const call = message.tool_calls?.[0];
-      if (call) {
-        if (call.function.name === "request_adjuster_callback")
-          handoff = JSON.parse(call.function.arguments);
-        const content = answers[call.function.name] ?? '{"status":"transferred"}';
-        conversation.push({
-          role: "tool",
-          tool_call_id: call.id,
-          name: call.function.name,
-          content,
-        });
-        continue;
-      }
-      const text = message.content ?? "";
-      asked.push(text);
-      const reply = /full name/.test(text)
-        ? "name Oskar Esposito, date of birth 1983-10-22."
-        : /phone/.test(text)
-          ? "+1 (221) 555-1240"
-          : /reason/.test(text)
-            ? "duplicate"
-            : "Can you put me through to someone who can sort it, then?";
-      conversation.push({ role: "user", content: reply });
-    }
+    );
+    const handoff = calls.find((c) => c.name === "request_adjuster_callback")?.args;
     expect(asked.filter((text) => /\breason\b/.test(text))).toEqual([]);
     const callback = WorldModel.of(insurance).tools.get("request_adjuster_callback");
     const reasons = callback ? propertiesOf(callback).reason?.enum : undefined;
@@ -683,45 +682,26 @@ describe("a hand-off after a refusal", () => {
 describe("told a report was not what was asked", () => {
   it("takes the request the person names next, though its words are close to the last one's", async () => {
     const hotel = await Agent.load("test/fixtures/specs/hotel.json");
-    const session = new OfflineAgent({ slipRate: 0 }).start(hotel, 1);
-    const conversation: ChatMessage[] = [
-      { role: "system", content: hotel.system_prompt },
+    const { called } = await scripted(
+      hotel,
+      "I would like to see my reservation HLD-BQVFGX. My email is oskar@fastmail.com.",
       {
-        role: "user",
-        content: "I would like to see my reservation HLD-BQVFGX. My email is oskar@fastmail.com.",
+        tools: {
+          find_guest_by_email:
+            '{"guest_id":"gst_90598","first_name":"Oskar","last_name":"Abiodun"}',
+          get_reservation:
+            '{"reservation_id":"HLD-BQVFGX","guest_id":"gst_90598","status":"confirmed","total":336.03}',
+        },
+        replies: [
+          [
+            /anything else/i,
+            "Hmm that isn't it and what I need is to check my invoice from my reservation HLD-BQVFGX",
+          ],
+        ],
+        until: (name) => name === "get_invoice",
+        steps: 10,
       },
-    ];
-    const answers: Record<string, string> = {
-      find_guest_by_email: '{"guest_id":"gst_90598","first_name":"Oskar","last_name":"Abiodun"}',
-      get_reservation:
-        '{"reservation_id":"HLD-BQVFGX","guest_id":"gst_90598","status":"confirmed","total":336.03}',
-      get_invoice: '{"reservation_id":"HLD-BQVFGX","total":336.03,"currency":"USD"}',
-    };
-    const called: string[] = [];
-    let objected = false;
-    for (let step = 0; step < 10 && !called.includes("get_invoice"); step++) {
-      const { message } = await session.respond(conversation);
-      conversation.push(message);
-      const call = message.tool_calls?.[0];
-      if (call) {
-        called.push(call.function.name);
-        const content = answers[call.function.name] ?? '{"ok":true}';
-        conversation.push({
-          role: "tool",
-          tool_call_id: call.id,
-          name: call.function.name,
-          content,
-        });
-        continue;
-      }
-      if (objected) break;
-      objected = true;
-      conversation.push({
-        role: "user",
-        content:
-          "Hmm that isn't it and what I need is to check my invoice from my reservation HLD-BQVFGX",
-      });
-    }
+    );
     expect(called).toContain("get_reservation");
     expect(called.at(-1)).toBe("get_invoice");
   });
@@ -730,53 +710,31 @@ describe("told a report was not what was asked", () => {
 describe("who the person is, said once", () => {
   it("holds for every tool that asks it: the full name given to a check is the account holder's name", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
-    const session = new OfflineAgent({ slipRate: 0 }).start(energy, 1);
-    const conversation: ChatMessage[] = [
-      { role: "system", content: energy.system_prompt },
+    const { asked, calls } = await scripted(
+      energy,
+      "I want to set up my direct debit for my account ACC 5934 5544, with monthly amount 83.09.",
       {
-        role: "user",
-        content:
-          "I want to set up my direct debit for my account ACC 5934 5544, with monthly amount 83.09.",
+        tools: {
+          find_account_by_address:
+            '{"matches":[{"account_number":"ACC 5934 5544","holder_name_masked":"A**** Z****","fuels":["gas"],"status":"active"}]}',
+          verify_account_holder:
+            '{"account_number":"ACC 5934 5544","verified":true,"matched":["full_name","date_of_birth","postcode","bank_last4"],"did_not_match":[]}',
+        },
+        replies: [
+          [/address line 1/, "zip code EH1 1YZ, street 101 Linden Street"],
+          [/full name/, "bank last4 9668, name Amara Zhang, date of birth 1996-11-28"],
+          [/go ahead/i, "Yes, go ahead."],
+          [
+            /sort code/,
+            "sort code 06-00-16, bank account number 03299532, collection day 1, sole signatory confirmed yes",
+          ],
+        ],
+        otherwise: "I don't know.",
+        until: (name) => name === "direct_debit_setup",
+        steps: 14,
       },
-    ];
-    const answers: Record<string, string> = {
-      find_account_by_address:
-        '{"matches":[{"account_number":"ACC 5934 5544","holder_name_masked":"A**** Z****","fuels":["gas"],"status":"active"}]}',
-      verify_account_holder:
-        '{"account_number":"ACC 5934 5544","verified":true,"matched":["full_name","date_of_birth","postcode","bank_last4"],"did_not_match":[]}',
-    };
-    const replies: [RegExp, string][] = [
-      [/address line 1/, "zip code EH1 1YZ, street 101 Linden Street"],
-      [/full name/, "bank last4 9668, name Amara Zhang, date of birth 1996-11-28"],
-      [/go ahead/i, "Yes, go ahead."],
-      [
-        /sort code/,
-        "sort code 06-00-16, bank account number 03299532, collection day 1, sole signatory confirmed yes",
-      ],
-    ];
-    const asked: string[] = [];
-    let setUp: Record<string, unknown> | undefined;
-    for (let step = 0; step < 14 && !setUp; step++) {
-      const { message } = await session.respond(conversation);
-      conversation.push(message);
-      const call = message.tool_calls?.[0];
-      if (call) {
-        if (call.function.name === "direct_debit_setup")
-          setUp = JSON.parse(call.function.arguments);
-        const content = answers[call.function.name] ?? '{"ok":true}';
-        conversation.push({
-          role: "tool",
-          tool_call_id: call.id,
-          name: call.function.name,
-          content,
-        });
-        continue;
-      }
-      const text = message.content ?? "";
-      asked.push(text);
-      const reply = replies.find(([when]) => when.test(text))?.[1] ?? "I don't know.";
-      conversation.push({ role: "user", content: reply });
-    }
+    );
+    const setUp = calls.find((c) => c.name === "direct_debit_setup")?.args;
     expect(asked.filter((text) => /give me[^?]*holder name/.test(text))).toEqual([]);
     expect(setUp?.account_holder_name).toBe("Amara Zhang");
   });
@@ -785,88 +743,45 @@ describe("who the person is, said once", () => {
 describe("asking for a change's details", () => {
   it("asks for a choice from a catalog (the tariff) with the other details, not on its own", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
-    const session = new OfflineAgent({ slipRate: 0 }).start(energy, 1);
-    const conversation: ChatMessage[] = [
-      { role: "system", content: energy.system_prompt },
-      { role: "user", content: "I want to switch the tariff of my account ACC 2265 7980." },
-    ];
-    const answers: Record<string, string> = {
-      find_account_by_address:
-        '{"matches":[{"account_number":"ACC 2265 7980","holder_name_masked":"A*** N****","fuels":["electricity"],"status":"active"}]}',
-      verify_account_holder:
-        '{"account_number":"ACC 2265 7980","verified":true,"matched":["full_name","date_of_birth","postcode","bank_last4"],"did_not_match":[]}',
-      get_account:
-        '{"account_number":"ACC 2265 7980","holder_name":"Aiko Novak","status":"active","tariff":{"code":"Ember-090","type":"variable"}}',
-    };
-    const replies: [RegExp, string][] = [
-      [/address line 1/, "zip code 98101, street 22 Orchard Hill"],
-      [/full name/, "bank last4 6094, name Aiko Novak, date of birth 1989-01-05"],
-    ];
-    const asked: string[] = [];
-    for (let step = 0; step < 8; step++) {
-      const { message } = await session.respond(conversation);
-      conversation.push(message);
-      const call = message.tool_calls?.[0];
-      if (call) {
-        const content = answers[call.function.name] ?? '{"ok":true}';
-        conversation.push({
-          role: "tool",
-          tool_call_id: call.id,
-          name: call.function.name,
-          content,
-        });
-        continue;
-      }
-      const text = message.content ?? "";
-      const reply = replies.find(([when]) => when.test(text))?.[1];
-      if (!reply) {
-        asked.push(text);
-        break;
-      }
-      conversation.push({ role: "user", content: reply });
-    }
-    expect(asked).toEqual(["Could you give me your tariff code and the effective date?"]);
+    const { unanswered } = await scripted(
+      energy,
+      "I want to switch the tariff of my account ACC 2265 7980.",
+      {
+        tools: {
+          find_account_by_address:
+            '{"matches":[{"account_number":"ACC 2265 7980","holder_name_masked":"A*** N****","fuels":["electricity"],"status":"active"}]}',
+          verify_account_holder:
+            '{"account_number":"ACC 2265 7980","verified":true,"matched":["full_name","date_of_birth","postcode","bank_last4"],"did_not_match":[]}',
+          get_account:
+            '{"account_number":"ACC 2265 7980","holder_name":"Aiko Novak","status":"active","tariff":{"code":"Ember-090","type":"variable"}}',
+        },
+        replies: [
+          [/address line 1/, "zip code 98101, street 22 Orchard Hill"],
+          [/full name/, "bank last4 6094, name Aiko Novak, date of birth 1989-01-05"],
+        ],
+        steps: 8,
+      },
+    );
+    expect(unanswered).toBe("Could you give me your tariff code and the effective date?");
   });
 });
 
 describe("someone new", () => {
   it("is registered though no account of theirs was found, where the policy asks who they are", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
-    const session = new OfflineAgent({ slipRate: 0 }).start(energy, 1);
-    const conversation: ChatMessage[] = [
-      { role: "system", content: energy.system_prompt },
-      { role: "user", content: "I want to check my account." },
-    ];
-    const replies: [RegExp, string][] = [
-      [/address line 1/, "street 9 Northgate, zip code 98101"],
-      [
-        /couldn't find your account/,
-        "Sorry, I should have said. I want to register a new move in to 9 Northgate, with postcode 98101, with move in date 2026-06-22, with full name Kofi Tanaka, with date of birth 1990-03-09, with email kofi.tanaka@icloud.com.",
+    const { called } = await scripted(energy, "I want to check my account.", {
+      tools: { find_account_by_address: '{"matches":[]}' },
+      replies: [
+        [/address line 1/, "street 9 Northgate, zip code 98101"],
+        [
+          /couldn't find your account/,
+          "Sorry, I should have said. I want to register a new move in to 9 Northgate, with postcode 98101, with move in date 2026-06-22, with full name Kofi Tanaka, with date of birth 1990-03-09, with email kofi.tanaka@icloud.com.",
+        ],
+        [/go ahead/i, "Yes, go ahead."],
       ],
-      [/go ahead/i, "Yes, go ahead."],
-    ];
-    const called: string[] = [];
-    for (let step = 0; step < 10 && !called.includes("register_move_in"); step++) {
-      const { message } = await session.respond(conversation);
-      conversation.push(message);
-      const call = message.tool_calls?.[0];
-      if (call) {
-        called.push(call.function.name);
-        const content =
-          call.function.name === "find_account_by_address" ? '{"matches":[]}' : '{"ok":true}';
-        conversation.push({
-          role: "tool",
-          tool_call_id: call.id,
-          name: call.function.name,
-          content,
-        });
-        continue;
-      }
-      const text = message.content ?? "";
-      const reply = replies.find(([when]) => when.test(text))?.[1];
-      if (!reply) break;
-      conversation.push({ role: "user", content: reply });
-    }
+      until: (name) => name === "register_move_in",
+      steps: 10,
+    });
     expect(called).toContain("register_move_in");
   });
 });
