@@ -27,7 +27,6 @@ export const DegradedSchema = z.object({
 });
 export type Degraded = z.infer<typeof DegradedSchema>;
 
-/** What the run spent and tried: the row budget, search mutations, and the writer's errors. */
 /** Where a share of a run's rows went, and why: a failing cell of the traces, or the plain grid. */
 export const BudgetEntrySchema = z.object({
   cell: z.string(),
@@ -43,6 +42,7 @@ export const SearchBatchSchema = z.object({
   failing: z.int().min(0),
 });
 
+/** What the run spent and tried: the row budget, search mutations, and the writer's errors. */
 export const SearchReportSchema = z.object({
   budget: z.int().min(0),
   /** With traces: where every row of the budget went, and why. */

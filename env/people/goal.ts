@@ -4,7 +4,13 @@ import { composedByAgent } from "../text/agent-written.ts";
 import { isVerb } from "../tools.ts";
 import { keyed, lookup } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
-import { detailKey, fitDetail, type Identity, identityKey } from "../world/identity.ts";
+import {
+  detailKey,
+  fitDetail,
+  type Identity,
+  identityKey,
+  PERSONAL_DETAILS,
+} from "../world/identity.ts";
 import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { datesInOrder, money, personIdentity, valueFor } from "../world/values.ts";
@@ -41,8 +47,6 @@ const VERB_WORDS: Record<string, string> = {
 };
 
 /** The parts of a postal address, which a move changes together. */
-/** The details that say who a person is, not where. */
-const WHO = new Set(["name", "first_name", "last_name", "email", "phone", "date_of_birth"]);
 const ADDRESS_PARTS = new Set(["street", "address", "city", "zip", "state", "country"]);
 
 /**
@@ -376,7 +380,7 @@ export function openingRequest(world: World, goal: Goal): string {
           !entity.isPerson &&
           !required.has(param) &&
           tool.filters.includes(param) &&
-          !WHO.has(identityKey(snake(param)) ?? "")) ||
+          !PERSONAL_DETAILS.has(identityKey(snake(param)) ?? "")) ||
         ((param === tool.idParam ||
           tool.refs.some((r) => r.param === param && !r.many && r.by === "id")) &&
           (held(param) || !tool.idEntities.has(param))),

@@ -12,13 +12,14 @@ import { agentWrites, isFreeText } from "../text/agent-written.ts";
 import { givesGoAhead } from "../text/phrases.ts";
 import { intentOf, intentScores, needsConfirmation, untypo, wantsHuman } from "../text/reading.ts";
 import { fits, readValue, spokenName } from "../text/slots.ts";
+import { swapTypos } from "../text/typos.ts";
 import { nameWords, verbOf } from "../tools.ts";
 import { fnv1a } from "../util/hash.ts";
 import { keyed, lookup } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
 import { errorIn, parsedJson } from "../util/parsed.ts";
 import { regexLiteral, replaceStandalone } from "../util/regex.ts";
-import { identityKey } from "../world/identity.ts";
+import { identityKey, PERSONAL_DETAILS, PLACE_DETAILS } from "../world/identity.ts";
 import { type EntityModel, propertiesOf, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
@@ -36,22 +37,17 @@ const LAST_WORDS = [
 /** The person saying what the agent reported is not what they have. */
 const DISPUTE =
   /doesn'?t match|does not match|that'?s (not|wrong)|isn'?t (right|correct)|my \w+( \w+)? says/i;
-/** The person asking the agent to try again. */
 /** The person saying the answer was about something else: "that isn't it", "not what I asked". */
 const NOT_IT =
   /\b(that('?s| is)(n'?t| not) (it|what i (asked|meant|wanted|need))|not what i (asked|meant|wanted))\b/i;
+/** The person asking the agent to try again. */
 const TRY_AGAIN = /\btry (it )?again\b|\bplease try\b|\bone more time\b/i;
 /** Times the agent asks for one detail before it stops asking and says what it cannot do. */
 const MAX_ASKS = 2;
-/** Identity details the agent may look a person up by, most usual first. */
 /** A word and its one-swap typos ("frist"), as a pattern of whole words. */
 function typedWord(...words: string[]): RegExp {
-  const forms = words.flatMap((word) => [
-    word,
-    ...[...word.slice(1, -1)].map(
-      (_, i) => `${word.slice(0, i + 1)}${word[i + 2]}${word[i + 1]}${word.slice(i + 3)}`,
-    ),
-  ]);
+  // Swaps after the first letter: a slip keeps the word's start ("frist", never "ifrst").
+  const forms = words.flatMap((word) => [word, ...swapTypos(word, 1)]);
   return new RegExp(`\\b(${forms.join("|")})\\b`, "i");
 }
 /** Which of the listed records the person picks: "the first one", "either", "the second". */
@@ -60,8 +56,7 @@ const SECOND = typedWord("second");
 const THIRD = typedWord("third");
 /** Who a person is that no tool changes: said once, it holds for every tool that asks it. */
 const SAME_FOR_LIFE = new Set(["name", "first_name", "last_name", "date_of_birth"]);
-/** Details of where someone lives that many people share: a lookup by these alone finds no one. */
-const AREA = new Set(["zip", "city", "state", "country"]);
+/** Identity details the agent may look a person up by, most usual first. */
 const LOOKUP_ORDER = ["email", "phone", "name", "first_name", "last_name", "zip", "date_of_birth"];
 
 /**
@@ -645,7 +640,7 @@ class ScriptedSession implements AgentSession {
         params.some((p) => {
           const key = identityKey(snake(p));
           return (
-            (key !== null && !AREA.has(key)) ||
+            (key !== null && !PLACE_DETAILS.has(key)) ||
             t.refs.some((r) => r.param === p && r.by === "email")
           );
         });
@@ -1656,10 +1651,10 @@ function spoken(value: unknown): string {
   return String(value);
 }
 
-/** The first fields of an answer, or the count and ids of a list, the records called `records`. */
 /** Records a listing's report names one by one; past this, the first five and a count. */
 const MAX_LISTED = 10;
 
+/** The first fields of an answer, or the count and ids of a list, the records called `records`. */
 function summary(
   body: Record<string, unknown>,
   records: string,
@@ -1745,9 +1740,7 @@ const GENERAL_HANDOFF =
 function registers(tool: ToolModel): boolean {
   if (tool.kind !== "create" || tool.refs.some((r) => r.by === "id")) return false;
   const details = (tool.tool.parameters.required ?? []).filter((p) =>
-    ["name", "first_name", "last_name", "email", "phone", "date_of_birth"].includes(
-      identityKey(snake(p)) ?? "",
-    ),
+    PERSONAL_DETAILS.has(identityKey(snake(p)) ?? ""),
   );
   return details.length >= 2;
 }

@@ -4,6 +4,7 @@ import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { propertiesOf, type ToolModel, type WorldModel } from "../world/model.ts";
 import { QUOTED, readValue } from "./slots.ts";
+import { swapTypos } from "./typos.ts";
 
 /** Verbs that say little about the action (every read "gets"); a specific verb outweighs them. */
 const GENERIC_VERBS = new Set([
@@ -299,20 +300,17 @@ export function untypo(text: string, model: WorldModel): string {
     }
     typos = new Map();
     for (const word of byLetters.values())
-      for (let i = 0; i + 1 < word.length; i++) {
-        const swapped = `${word.slice(0, i)}${word[i + 1]}${word[i]}${word.slice(i + 2)}`;
-        if (swapped !== word) typos.set(swapped, word);
-      }
+      for (const typo of swapTypos(word)) typos.set(typo, word);
     typosOf.set(model, typos);
   }
   const known = typos;
   return text.replace(/[a-z]{5,}/g, (word) => known.get(word) ?? word);
 }
 
-/** Whether the person asks to speak to a person (and is not saying they do not want one). */
 /** "someone" and "somebody" with two letters swapped, as people type them ("somoene"). */
 const SOMEONE = new Map(["someone", "somebody"].map((word) => [[...word].sort().join(""), word]));
 
+/** Whether the person asks to speak to a person (and is not saying they do not want one). */
 export function wantsHuman(text: string): boolean {
   const words = text
     .toLowerCase()

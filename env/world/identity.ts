@@ -32,6 +32,18 @@ export interface Identity {
   address: string;
 }
 
+/** The details that say who a person is: theirs alone, where a zip or a city is shared by many. */
+export const PERSONAL_DETAILS: ReadonlySet<string> = new Set([
+  "name",
+  "first_name",
+  "last_name",
+  "email",
+  "phone",
+  "date_of_birth",
+]);
+/** Where someone lives, shared by many: a lookup by these alone finds places, not a person. */
+export const PLACE_DETAILS: ReadonlySet<string> = new Set(["zip", "city", "state", "country"]);
+
 /** The detail of an identity a field holds, by the field's name (`billing_zip` → zip), or null. */
 export const identityKey: (field: string) => keyof Identity | null = memoized((field) =>
   readIdentityKey(field.toLowerCase()),

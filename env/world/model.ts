@@ -9,7 +9,7 @@ import { lookup } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { regexLiteral } from "../util/regex.ts";
 import { type AnswerShape, answerShape, isOutcomeField } from "./answer-shape.ts";
-import { identityKey, placesFitting } from "./identity.ts";
+import { identityKey, PERSONAL_DETAILS, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
 import { readsOneRecord } from "./one-record.ts";
 import {
@@ -228,8 +228,6 @@ const FIELD_WORDS = new Set([
   "detail",
   "info",
 ]);
-/** Identity details only a person has (a place can share a zip): a record filtered or shown by them is someone's. */
-const PERSONAL = new Set(["name", "first_name", "last_name", "email", "phone", "date_of_birth"]);
 /** Verbs that read one thing of a record: `get_bill(account_id)` reads the account's bills, not the account. */
 const GETTERS = new Set(["get", "show", "view", "fetch", "read", "retrieve", "see"]);
 const LIST_VERBS = new Set(["list", "search", "find", "browse", "query", "filter", "lookup"]);
@@ -730,7 +728,7 @@ export class WorldModel {
           (t) =>
             t.kind === "read_many" &&
             t.refs.length === 0 &&
-            !t.filters.some((f) => PERSONAL.has(identityKey(snake(f)) ?? "")),
+            !t.filters.some((f) => PERSONAL_DETAILS.has(identityKey(snake(f)) ?? "")),
         )
         .map((t) => t.entity),
     );
@@ -970,7 +968,7 @@ export class WorldModel {
       (t.idParam !== null && t.entity === this.person.name);
     // Records filtered or shown by a person's details (a phone, a name, a date of birth) are someone's: not a catalog.
     const personal = (field: string) =>
-      field !== "name" && PERSONAL.has(identityKey(snake(field)) ?? "");
+      field !== "name" && PERSONAL_DETAILS.has(identityKey(snake(field)) ?? "");
     const byPerson =
       tools.some((t) => t.entity === entity.name && t.filters.some(personal)) ||
       [...entity.fields.keys()].some(personal);

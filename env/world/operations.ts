@@ -409,7 +409,6 @@ function dayOf(record: WorldRecord, bound: string): string | null {
   return null;
 }
 
-/** Whether a tool's name names the records of an entity (`delete_payee` names payee). */
 /**
  * A change named for the record it points to (`switch_tariff(account_number, tariff_code)`)
  * makes the target's field of that name (`tariff`) the chosen record: its id where the field
@@ -460,6 +459,7 @@ function partHolding(record: WorldRecord, tool: ToolModel, field: string): strin
   return parts.length === 1 ? (parts[0] as string) : null;
 }
 
+/** Whether a tool's name names the records of an entity (`delete_payee` names payee). */
 function namesEntity(tool: ToolModel, entity: EntityModel): boolean {
   const words = new Set(nameWords(tool.tool.name).map(singular));
   return entity.name.split("_").every((part) => words.has(part));

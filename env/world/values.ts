@@ -4,7 +4,14 @@ import { keyed } from "../util/lookup.ts";
 import { memoized } from "../util/memo.ts";
 import { snake } from "../util/names.ts";
 import { isoDay, isoSecond } from "./dates.ts";
-import { fitDetail, type Identity, identityKey, identityValue, makeIdentity } from "./identity.ts";
+import {
+  fitDetail,
+  type Identity,
+  identityKey,
+  identityValue,
+  makeIdentity,
+  PLACE_DETAILS,
+} from "./identity.ts";
 import { fromPattern, patternCheck } from "./pattern.ts";
 import { placeholderReason } from "./placeholders.ts";
 import {
@@ -64,8 +71,6 @@ export interface ValueContext {
 /** Where someone or something is: the place details of an identity. */
 export type Whereabouts = Pick<Identity, "zip" | "city" | "state" | "country">;
 
-/** The details of an identity that say where, not who. */
-const PLACE_DETAILS = new Set(["zip", "city", "state", "country"]);
 /** A field that holds a country's code: `country`, `destination_country`, `country_codes`. */
 const COUNTRY_CODE = /(^|_)countr(y|ies)(_codes?)?$/;
 /** The real countries' codes a pattern takes, worked out once per pattern. */
