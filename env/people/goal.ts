@@ -11,7 +11,13 @@ import {
   identityKey,
   PERSONAL_DETAILS,
 } from "../world/identity.ts";
-import type { EntityModel, Ref, ToolModel } from "../world/model.ts";
+import {
+  type Draw,
+  type EntityModel,
+  leastDrawn,
+  type Ref,
+  type ToolModel,
+} from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { datesInOrder, money, personIdentity, valueFor } from "../world/values.ts";
 import type { World } from "../world/world.ts";
@@ -103,6 +109,8 @@ export function goalOf(world: World, rng: Rng): Goal {
     tool.kind === "change" && details.length > 0 && !details.some((p) => required.has(p))
       ? rng.fork("detail").pick(details)
       : undefined;
+  const drawnSchema = tool.draws ? properties[tool.draws.param] : undefined;
+  const drawn = drawnSchema ? drawnFor(world, tool, subject, drawnSchema, rng) : null;
   for (const [param, schema] of Object.entries(properties)) {
     const held = lookup(world.person.ids, param);
     const ref = tool.refs.find((r) => r.param === param);
@@ -139,6 +147,7 @@ export function goalOf(world: World, rng: Rng): Goal {
       const chosen = choice(world, ref, subject, rng);
       if (chosen !== undefined) args[param] = typed(schema, chosen);
     } else if (tool.idEntities.has(param) || param === tool.limitParam) continue;
+    else if (param === tool.draws?.param && drawn !== null) args[param] = drawn;
     else if (param === tool.amountParam)
       args[param] = withinBounds(amountFor(world, tool, subject, rng), schema);
     else if (composedByAgent(tool, param)) continue;
@@ -330,6 +339,37 @@ function withinBounds(amount: number, schema: SchemaFragment): number {
     (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 0.01 : 0.01);
   const high = schema.maximum ?? Number.POSITIVE_INFINITY;
   return Math.round(Math.min(high, Math.max(low, amount)) * 100) / 100;
+}
+
+/**
+ * What the person draws on a balance (see {@link Draw}): what the subject owes, or now and then
+ * part of it; or a number of the steps the argument takes (1,000-point blocks) that their own
+ * balance covers. Null when the balance holds less than the argument's least.
+ */
+function drawnFor(
+  world: World,
+  tool: ToolModel,
+  subject: WorldRecord | undefined,
+  schema: SchemaFragment,
+  rng: Rng,
+): number | null {
+  const draw = tool.draws as Draw;
+  const holder = draw.onTarget
+    ? subject
+    : world.store.newestOwnedBy(draw.entity, world.state.person.customer_id);
+  const held = holder?.[draw.field];
+  const step = schema.multipleOf ?? (schema.type === "integer" ? 1 : 0.01);
+  const least = leastDrawn(schema);
+  const most = Math.min(typeof held === "number" ? held : 0, schema.maximum ?? Infinity);
+  if (most < least) return null;
+  const draws = rng.fork("draw", tool.tool.name);
+  if (draw.onTarget)
+    return draws.chance(0.25) && most >= 2 * least
+      ? money(draws, Math.min(20, most / 2), most)
+      : most;
+  const low = Math.ceil(least / step);
+  const high = Math.floor(most / step);
+  return Math.round(step * (low + draws.int(high - low + 1)) * 100) / 100;
 }
 
 /** The amount the person has in mind: the subject's total, else a sum their account can cover. */

@@ -13,7 +13,7 @@ import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { patternCheck } from "./pattern.ts";
-import { meets } from "./statuses.ts";
+import { meets, OWES_NOTHING } from "./statuses.ts";
 import { newRecord, Store } from "./store.ts";
 import {
   creationAliases,
@@ -209,6 +209,7 @@ class RecordMaker {
       for (const field of rest) record[field] = record[first];
     }
     if (!entity.isPerson) record.status = this.rng.pick(entity.statuses.usable);
+    heldAsDrawn(entity, record, this.rng);
     if (identity && !entity.isPerson) this.#sameForOwner(entity, identity, record);
     // Items listed inside the record (not records of their own) add up to its total too.
     const listed = listedItems(record);
@@ -387,6 +388,7 @@ class Subject {
         target.record.status = this.#rng.pick(
           wanted.length > 0 ? wanted : fitting.length > 0 ? fitting : target.entity.statuses.usable,
         );
+        heldAsDrawn(target.entity, target.record, this.#rng);
         this.#store.changed(target.entity.name, target.record);
         return {};
       }
@@ -395,6 +397,7 @@ class Subject {
       case "terminal_state": {
         if (!target) return { note: "no record with a status to make final" };
         target.record.status = this.#rng.pick(target.entity.statuses.terminal);
+        heldAsDrawn(target.entity, target.record, this.#rng);
         this.#store.changed(target.entity.name, target.record);
         return {
           terminal: {
@@ -730,5 +733,22 @@ class Subject {
     ]
       .filter(Boolean)
       .join(" ");
+  }
+}
+
+/**
+ * Keeps what a change draws on (see {@link EntityModel.drawn}) fit for the record's state: a record
+ * paid, written off or voided owes nothing, one that owes has something to pay, and a balance
+ * spent in steps holds at least one.
+ */
+function heldAsDrawn(entity: EntityModel, record: WorldRecord, rng: Rng): void {
+  for (const [field, { owed, least }] of entity.drawn) {
+    const held = record[field];
+    if (typeof held !== "number") continue;
+    if (!owed) {
+      if (held < least) record[field] = least;
+    } else if (typeof record.status === "string" && OWES_NOTHING.test(record.status))
+      record[field] = 0;
+    else if (held <= 0) record[field] = money(rng, 20, 600);
   }
 }

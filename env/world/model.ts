@@ -43,6 +43,11 @@ export interface EntityModel {
   isPerson: boolean;
   /** Numeric fields that hold the money the record has (balances), moved by transfers and payments. */
   balanceFields: string[];
+  /**
+   * Fields a change draws down (see {@link Draw}): what a record owes, nothing once it is paid; or
+   * a balance the person spends, holding at least the least one draw takes (a 1,000-point block).
+   */
+  drawn: Map<string, { owed: boolean; least: number }>;
   /** Whether records of it exist before any call (false for what only a tool creates, such as transfers). */
   seeded: boolean;
   /** Records nobody owns, listed for anyone (products, plans, flights, stores): a catalog. */
@@ -119,6 +124,8 @@ export interface ToolModel {
   /** create with an amount: the record money leaves (`from_…`, else the first id) and the one it reaches (`to_…`). */
   debit: Ref | null;
   credit: Ref | null;
+  /** change: what an argument draws down, refused past what is there (a payment, a redemption). */
+  draws: Draw | null;
   check: ArgumentCheck;
   /** Example values in parameter descriptions, by parameter: an agent echoing one is refused. */
   examples: Map<string, string>;
@@ -126,6 +133,28 @@ export interface ToolModel {
   idEntities: Map<string, string>;
   /** read_one that checks details against its record (`verify_account_pin`): the arguments it checks. */
   verifies: string[];
+}
+
+/**
+ * A balance a change draws down by an argument: what an invoice still owes, lowered by a payment
+ * (`pay_invoice(amount)` → `remaining_balance`), or what the person holds on a record of theirs,
+ * spent (`loyalty_points_redeem(points)` → the loyalty account's `points_balance`).
+ */
+export interface Draw {
+  param: string;
+  entity: string;
+  field: string;
+  /** Whether the record drawn on is the one changed; else it is the person's record of `entity`. */
+  onTarget: boolean;
+}
+
+/** The least an argument that draws on a balance can take: its minimum, else one step of it. */
+export function leastDrawn(schema: SchemaFragment): number {
+  const step = schema.multipleOf ?? (schema.type === "integer" ? 1 : 0.01);
+  return Math.max(
+    schema.minimum ?? step,
+    schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + step : step,
+  );
 }
 
 /** Whether a read answers with one record, not a list: a read of one, or a listing whose output schema or description asks for one. */
@@ -191,6 +220,12 @@ const VERIFY_VERBS = new Set(["verify", "check", "authenticate", "validate"]);
 /** Verbs that sign someone new up: their email names nobody yet. */
 const SIGN_UP = new Set(["register", "signup", "enroll", "enrol", "invite", "onboard"]);
 /** Verbs that change a record in place, even when the call carries an amount. */
+/** An amount's field: `amount`, `amount_charged`, `refunded_amount`. */
+const AMOUNT = /(^|_)amount(_|$)/;
+/** Verbs of a change that pays what its record owes. */
+const PAY_VERBS = new Set(["pay", "settle", "repay"]);
+/** Fields that hold what a record still owes. */
+const OWED = /(^|_)(balance|remaining|outstanding|due|owed|owing)(_|$)/;
 const CHANGE_VERBS = new Set([
   "update",
   "change",
@@ -411,6 +446,7 @@ export class WorldModel {
       statuses: statusesOf(name, [], []),
       isPerson,
       balanceFields: [],
+      drawn: new Map(),
       seeded: true,
       catalog: false,
       ownedLists: new Map(),
@@ -540,6 +576,7 @@ export class WorldModel {
       amountParam: Object.keys(properties).find((p) => /(^|_)amount$/.test(snake(p))) ?? null,
       debit: null,
       credit: null,
+      draws: null,
       check: argumentCheck(tool.parameters),
       examples: examplesOf(properties),
       idEntities: new Map(),
@@ -560,11 +597,18 @@ export class WorldModel {
         lookup(STATUS_AFTER, verb) ??
         (named ? lookup(STATUS_AFTER_NAMED, verb) : undefined) ??
         null;
+      // A bare `amount` is written as what the change did with it: the field the answer shows it
+      // in (`amount_charged`), else `refunded_amount`. A named one (`monthly_amount`) keeps its name.
+      const shown = Object.keys(model.answer?.record.fields ?? {}).filter((f) => AMOUNT.test(f));
       for (const param of Object.keys(properties)) {
         if (param === model.idParam || refs.some((r) => r.param === param && !r.many)) continue;
         model.sets.set(
           param,
-          param === model.amountParam ? `${model.statusAfter ?? verb}_amount` : snake(param),
+          param === model.amountParam && snake(param) === "amount"
+            ? shown.length === 1
+              ? (shown[0] as string)
+              : `${model.statusAfter ?? verb}_amount`
+            : snake(param),
         );
       }
     }
@@ -857,6 +901,52 @@ export class WorldModel {
     this.#borrowClosedSets();
     this.#statuses();
     this.#ownedLists();
+    this.#draws();
+  }
+
+  /**
+   * What each change draws down: a payment lowers what its record owes, and a count the person
+   * spends (`points`) lowers their balance of it on a record of theirs (`points_balance`).
+   */
+  #draws(): void {
+    const numeric = (schema: SchemaFragment | undefined) =>
+      schema === undefined || schema.type === "number" || schema.type === "integer";
+    for (const model of this.tools.values()) {
+      if (model.kind !== "change") continue;
+      const entity = this.entities.get(model.entity) as EntityModel;
+      if (model.amountParam && PAY_VERBS.has(model.verb)) {
+        const owed = [...entity.fields].find(([f, schema]) => OWED.test(f) && numeric(schema));
+        if (owed) {
+          model.draws = {
+            param: model.amountParam,
+            entity: entity.name,
+            field: owed[0],
+            onTarget: true,
+          };
+          entity.drawn.set(owed[0], { owed: true, least: 0 });
+          continue;
+        }
+      }
+      for (const [param, schema] of Object.entries(propertiesOf(model))) {
+        if (param === model.amountParam || !numeric(schema) || schema.type === undefined) continue;
+        const spent = snake(param);
+        const names = [`${spent}_balance`, `available_${spent}`, `${spent}_available`];
+        const holder = [...this.entities.values()].find(
+          (e) =>
+            e !== entity &&
+            !e.isPerson &&
+            !e.catalog &&
+            e.seeded &&
+            names.some((n) => e.fields.has(n) && numeric(e.fields.get(n))),
+        );
+        if (!holder) continue;
+        const field = names.find((n) => holder.fields.has(n)) as string;
+        model.draws = { param, entity: holder.name, field, onTarget: false };
+        const least = Math.max(holder.drawn.get(field)?.least ?? 0, leastDrawn(schema));
+        holder.drawn.set(field, { owed: false, least });
+        break;
+      }
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import { calculate, formatResult } from "./calculator.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import {
   answersOne,
+  type Draw,
   type EntityModel,
   propertiesOf,
   type Ref,
@@ -14,8 +15,8 @@ import {
   type WorldModel,
 } from "./model.ts";
 import { moveSpanEnds } from "./spans.ts";
-import { meets } from "./statuses.ts";
-import { newRecord, type Store } from "./store.ts";
+import { meets, PAID, PART_PAID } from "./statuses.ts";
+import { newestFirst, newRecord, type Store } from "./store.ts";
 import {
   creationAliases,
   isCatchAll,
@@ -346,6 +347,18 @@ function change(ctx: CallContext): Outcome {
       { [cap]: record[cap] },
     );
   }
+  const draw = tool.draws;
+  const drawn = draw ? drawnRecord(ctx, record, refs.records) : undefined;
+  const wanted = draw ? args[draw.param] : undefined;
+  const held = draw && drawn ? drawn[draw.field] : undefined;
+  const drawing = draw && drawn && typeof wanted === "number" && typeof held === "number";
+  if (drawing && wanted > held + 0.001) {
+    return refuse(
+      draw.onTarget ? "invalid_amount" : "insufficient_balance",
+      `${wanted} is more than the ${draw.entity}'s ${draw.field} of ${held}`,
+      { [draw.field]: held, requested: wanted },
+    );
+  }
   // `remove_user(workspace_id, user_id)` removes a user, not the workspace it names: a record goes
   // only when the tool's name names it.
   if (DELETE_VERBS.has(tool.verb) && namesEntity(tool, entity)) {
@@ -361,9 +374,10 @@ function change(ctx: CallContext): Outcome {
     const value = asStored(args[param], propertiesOf(tool)[param]);
     // A detail of a part the tool is named for (`update_direct_debit`'s `collection_day`) is
     // written in that part (`direct_debit.collection_day`), not beside it.
-    const part = partHolding(changed, tool, field);
-    if (part) {
-      changed[part] = { ...(changed[part] as Record<string, unknown>), [field]: value };
+    const inPart = partHolding(changed, tool, field);
+    if (inPart) {
+      const part = changed[inPart.part] as Record<string, unknown>;
+      changed[inPart.part] = { ...part, [inPart.key]: value };
       continue;
     }
     // `additional_bags: 2` adds to the bags the record holds.
@@ -387,9 +401,46 @@ function change(ctx: CallContext): Outcome {
     if (given.length > 0) changed[tool.composes.field] = given.join(", ");
   }
   if (tool.statusAfter) changed.status = tool.statusAfter;
+  if (drawing) drawDown(ctx, draw, draw.onTarget ? changed : drawn, wanted);
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);
   return { ok: true, json: JSON.stringify(shownOf(ctx, changed, true)) };
+}
+
+/**
+ * The record a change draws on: the record itself, or the person's record that holds the balance
+ * (found through the person the call names, else the changed record's owner).
+ */
+function drawnRecord(
+  ctx: CallContext,
+  target: WorldRecord,
+  refs: { ref: Ref; record: WorldRecord }[],
+): WorldRecord | undefined {
+  const { store, model } = ctx;
+  const draw = ctx.tool.draws as Draw;
+  if (draw.onTarget) return target;
+  const personField = model.person.idField;
+  const person =
+    refs.find(({ ref }) => store.entity(ref.entity).isPerson)?.record[personField] ??
+    target[personField];
+  return typeof person === "string" ? store.newestOwnedBy(draw.entity, person) : undefined;
+}
+
+/**
+ * Lowers the balance a change draws on. A record paid off is `paid`, one paid in part
+ * `partially_paid`, where its entity knows those states.
+ */
+function drawDown(ctx: CallContext, draw: Draw, record: WorldRecord, by: number): void {
+  const entity = ctx.store.entity(draw.entity);
+  const changed = draw.onTarget ? record : ctx.store.writable(entity.name, record);
+  const left = Math.round(((changed[draw.field] as number) - by) * 100) / 100;
+  changed[draw.field] = left;
+  if (draw.onTarget) {
+    const known = [...entity.statuses.usable, ...entity.statuses.terminal];
+    const after = left <= 0 ? PAID : PART_PAID;
+    const status = known.find((s) => after.test(s));
+    if (status) changed.status = status;
+  } else ctx.store.changed(entity.name, changed);
 }
 
 /** A list's bounds on its records' dates: on or after, on or before a day. */
@@ -441,22 +492,32 @@ function pointTo(ctx: CallContext, changed: WorldRecord, ref: Ref, chosen: World
 /**
  * The field of a record holding an object that a change's name names (`direct_debit` for
  * `update_direct_debit`) and that holds `field` itself, when the record keeps no `field` of its
- * own: where that detail lives.
+ * own: where that detail lives, with its name there (`monthly_amount_gbp` for `monthly_amount`).
  */
-function partHolding(record: WorldRecord, tool: ToolModel, field: string): string | null {
+function partHolding(
+  record: WorldRecord,
+  tool: ToolModel,
+  field: string,
+): { part: string; key: string } | null {
   if (field in record) return null;
   const words = new Set(nameWords(tool.tool.name));
-  const parts = Object.keys(record).filter((key) => {
-    const value = record[key];
-    return (
-      value !== null &&
-      typeof value === "object" &&
-      !Array.isArray(value) &&
-      field in value &&
-      key.split("_").every((w) => words.has(w))
-    );
-  });
-  return parts.length === 1 ? (parts[0] as string) : null;
+  const parts: { part: string; key: string }[] = [];
+  for (const [part, value] of Object.entries(record)) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) continue;
+    if (!part.split("_").every((w) => words.has(w))) continue;
+    const key = keyFor(value as Record<string, unknown>, field);
+    if (key) parts.push({ part, key });
+  }
+  return parts.length === 1 ? (parts[0] as { part: string; key: string }) : null;
+}
+
+/** The key of an object that holds `field`: the field itself, else the one key named with it before or after. */
+function keyFor(value: Record<string, unknown>, field: string): string | null {
+  if (field in value) return field;
+  const named = Object.keys(value).filter(
+    (k) => k.startsWith(`${field}_`) || k.endsWith(`_${field}`),
+  );
+  return named.length === 1 ? (named[0] as string) : null;
 }
 
 /** Whether a tool's name names the records of an entity (`delete_payee` names payee). */
@@ -696,15 +757,6 @@ export function refuse(
   details: Record<string, unknown> = {},
 ): { ok: false; error: Record<string, unknown> } {
   return { ok: false, error: { error, message, ...details } };
-}
-
-/** Lists come back newest first when their records carry a date. */
-function newestFirst(records: WorldRecord[]): WorldRecord[] {
-  const field = ["created_at", "date", "updated_at"].find((f) =>
-    records.some((r) => typeof r[f] === "string"),
-  );
-  if (!field) return records;
-  return [...records].sort((a, b) => String(b[field] ?? "").localeCompare(String(a[field] ?? "")));
 }
 
 /**

@@ -107,6 +107,12 @@ export interface Requirement {
   source: string;
 }
 
+/** The states of a record paid in full, and in part. */
+export const PAID = /^(paid|paid_in_full|settled)$/;
+export const PART_PAID = /^(partially_paid|part_paid|partly_paid|partial)$/;
+/** The states of a record that owes nothing more: paid, written off, voided. */
+export const OWES_NOTHING = /^(paid|paid_in_full|settled|written_off|waived|void|voided|refunded)$/;
+
 /** A status word as a key: lower case, spaces and hyphens as underscores ("in house" → `in_house`). */
 export function statusKey(word: string): string {
   return word

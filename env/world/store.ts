@@ -168,6 +168,11 @@ export class Store {
     );
   }
 
+  /** A person's newest record of `entity`: the one a read of "their account" answers. */
+  newestOwnedBy(entity: string, personId: string): WorldRecord | undefined {
+    return newestFirst(this.ownedBy(entity, personId))[0];
+  }
+
   /** The answer a tool gives about a record, as JSON, rendered once until the record changes. */
   answer(record: WorldRecord, tool: string, render: () => WorldRecord): string {
     let byTool = this.#answers.get(record);
@@ -300,4 +305,13 @@ export function copyRecord(record: WorldRecord): WorldRecord {
   const copy = newRecord();
   for (const key in record) copy[key] = copyData(record[key], true);
   return copy;
+}
+
+/** Lists come back newest first when their records carry a date. */
+export function newestFirst(records: WorldRecord[]): WorldRecord[] {
+  const field = ["created_at", "date", "updated_at"].find((f) =>
+    records.some((r) => typeof r[f] === "string"),
+  );
+  if (!field) return records;
+  return [...records].sort((a, b) => String(b[field] ?? "").localeCompare(String(a[field] ?? "")));
 }
