@@ -170,7 +170,7 @@ export function goalOf(world: World, rng: Rng): Goal {
   const goal: Goal = {
     tool: tool.tool.name,
     arguments: args,
-    text: requestText(tool, entity, args),
+    text: requestText(tool, entity, args, world.model.person.name),
   };
   // Two identical records (the duplicate_records world): the person means one, not knowing its id;
   // either is the goal, and the call that would do it names one of them.
@@ -400,7 +400,8 @@ function amountFor(
 export function openingRequest(world: World, goal: Goal): string {
   const tool = world.model.tools.get(goal.tool) as ToolModel;
   const entity = world.model.entities.get(tool.entity) as EntityModel;
-  if (tool.kind === "handoff") return requestText(tool, entity, goal.arguments);
+  const person = world.model.person.name;
+  if (tool.kind === "handoff") return requestText(tool, entity, goal.arguments, person);
   // Only ids the person holds: of two identical records they do not know which id is theirs.
   const held = (param: string) => lookup(world.person.ids, param) !== undefined;
   // A change that requires no detail is asked for with the one the person wants changed: nothing
@@ -426,11 +427,16 @@ export function openingRequest(world: World, goal: Goal): string {
           (held(param) || !tool.idEntities.has(param))),
     ),
   );
-  return requestText(tool, entity, kept);
+  return requestText(tool, entity, kept, person);
 }
 
 /** "cancel my order W1234567 because it arrived damaged", with every value kept verbatim. */
-function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, unknown>): string {
+function requestText(
+  tool: ToolModel,
+  entity: EntityModel,
+  args: Record<string, unknown>,
+  person: string,
+): string {
   if (tool.kind === "handoff") {
     // A desk chosen from a list ("collections") is part of asking for the right person.
     const properties = (tool.tool.parameters.properties ?? {}) as Record<string, SchemaFragment>;
@@ -459,6 +465,11 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
   const nouns = words.join(" ");
   const named = (param: string) =>
     `my ${(tool.idEntities.get(param) ?? tool.entity).replace(/_/g, " ")} ${keep(String(args[param]))}`;
+  // The person's own id is who they are, said as a detail ("with guest id gst_09762"), never
+  // "for my guest gst_09762".
+  const isPerson = (param: string) => (tool.idEntities.get(param) ?? tool.entity) === person;
+  const whoIAm = (param: string) =>
+    `with ${keep(spokenWords(snake(param)))} ${keep(String(args[param]))}`;
   const amount =
     tool.amountParam && args[tool.amountParam] !== undefined
       ? keep(Number(args[tool.amountParam]).toFixed(2))
@@ -467,7 +478,9 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
     tool.idParam && !tool.idByEmail && args[tool.idParam] !== undefined ? tool.idParam : null;
   const verb = lookup(VERB_WORDS, tool.verb) ?? tool.verb;
   const parts = [particle ? `${verb} ${particle}` : verb];
-  if (id)
+  if (id && isPerson(id))
+    parts.push(`my ${nouns === entity.name || nouns === "" ? "details" : nouns}`);
+  else if (id)
     parts.push(nouns === entity.name || nouns === "" ? named(id) : `the ${nouns} of ${named(id)}`);
   else {
     // "transfer 200.00", "pay 45.00": money moved is said after the verb; an amount of something
@@ -484,10 +497,15 @@ function requestText(tool: ToolModel, entity: EntityModel, args: Record<string, 
   if (id && amount) parts.push(`of ${amount}`);
   // A record said once is not said again (`requested_by_user_id` is the same user as `user_id`).
   const said = new Set(id ? [named(id)] : []);
+  if (id && isPerson(id)) parts.push(whoIAm(id));
   for (const ref of tool.refs) {
     if (ref.by !== "id" || args[ref.param] === undefined || ref.many) continue;
     if (said.has(named(ref.param))) continue;
     said.add(named(ref.param));
+    if (ref.entity === person) {
+      parts.push(whoIAm(ref.param));
+      continue;
+    }
     const direction =
       ref === tool.debit
         ? "from"

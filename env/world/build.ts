@@ -117,7 +117,8 @@ class RecordMaker {
   catalogs(local: Identity): void {
     const { zip, city, state, country } = local;
     for (const entity of this.model.entities.values()) {
-      if (!entity.catalog || !entity.seeded) continue;
+      // A catalog's children (a therapist's slots) are made with their parents.
+      if (!entity.catalog || !entity.seeded || entity.parent) continue;
       // A closed set of ids keeps one free, for a world that duplicates a record of it.
       const n = Math.min(
         CATALOG_SIZE.least + this.rng.int(CATALOG_SIZE.more),

@@ -50,7 +50,7 @@ export interface EntityModel {
   drawn: Map<string, { owed: boolean; least: number }>;
   /** Whether records of it exist before any call (false for what only a tool creates, such as transfers). */
   seeded: boolean;
-  /** Records nobody owns, listed for anyone (products, plans, flights, stores): a catalog. */
+  /** Records nobody owns, listed for anyone (products, plans, flights, stores), and their children (a therapist's slots): a catalog. */
   catalog: boolean;
   /**
    * The person's fields that list records they own, by the entity listed (`saved_payment_methods`
@@ -146,6 +146,12 @@ export interface Draw {
   field: string;
   /** Whether the record drawn on is the one changed; else it is the person's record of `entity`. */
   onTarget: boolean;
+}
+
+/** Whether a description speaks of an entity's records by name ("for an appointment"). */
+function mentions(description: string, entity: string): boolean {
+  const name = entity.replace(/_/g, " ");
+  return new RegExp(`\\b${regexLiteral(name)}s?\\b`, "i").test(description);
 }
 
 /** The least an argument that draws on a balance can take: its minimum, else one step of it. */
@@ -303,6 +309,8 @@ const RECORD_OF_VERB: Record<string, string> = {
   book: "booking",
   place: "order",
 };
+/** Verbs of a create that moves money from one record (and perhaps to another). */
+const MONEY_VERBS = new Set(["transfer", "pay", "send", "deposit", "withdraw", "wire", "remit"]);
 const MASS_NOUNS = new Set(["fund", "money", "cash", "bill", "amount"]);
 /** Suffixes that make a parameter an identifier: `order_id`, `item_ids`, `policy_number`, `plan_code`. */
 const ID_SUFFIX = /^(?:(.*)_)?(id|ids|uuid|number|numbers|no|code|codes|ref|reference)$/;
@@ -612,7 +620,9 @@ export class WorldModel {
         );
       }
     }
-    if (model.kind === "create" && model.amountParam) {
+    // Money moves only when the tool moves it: setting up a direct debit or a payment plan, or
+    // issuing a credit, names an amount without paying it.
+    if (model.kind === "create" && model.amountParam && MONEY_VERBS.has(verb)) {
       const accounts = model.refs.filter(
         (r) => r.by === "id" && !r.many && !this.#isPerson(r.entity),
       );
@@ -729,6 +739,11 @@ export class WorldModel {
     } else if (
       tool.access === "write" &&
       means.length === 1 &&
+      // The record a write acts on is one it must be told, or one it says it acts on ("Send an
+      // intake form for an appointment"): an optional therapist of `waitlist_add(patient_id,
+      // therapist_id?)` is a wish of the new entry, not a record changed.
+      ((tool.parameters.required ?? []).includes((means[0] as Ref).param) ||
+        mentions(tool.description ?? "", (means[0] as Ref).entity)) &&
       (!model.amountParam || CHANGE_VERBS.has(verb))
     ) {
       model.entity = (means[0] as Ref).entity;
@@ -897,6 +912,13 @@ export class WorldModel {
       // Ids from a closed list (a `plan_code` enum) are a catalog's: the records are the list.
       if (entity.idFormat.values && !entity.isPerson && entity.parent === null)
         entity.catalog = true;
+    }
+    // What belongs to a catalog's record is nobody's either: a therapist's open slots.
+    for (const entity of this.entities.values()) {
+      let parent = entity.parent && this.entities.get(entity.parent.entity);
+      for (let depth = 0; parent && !parent.catalog && depth < this.entities.size; depth++)
+        parent = parent.parent && this.entities.get(parent.parent.entity);
+      if (parent?.catalog) entity.catalog = true;
     }
     this.#borrowClosedSets();
     this.#statuses();

@@ -54,6 +54,8 @@ interface CallContext {
 const DEFAULT_LIST_LIMIT = 20;
 const TODAY_TIME = new Date(WORLD_TODAY).toISOString().replace(/\.\d{3}Z$/, "Z");
 const DELETE_VERBS = new Set(["delete", "remove"]);
+/** The states of money that has moved. */
+const MONEY_DONE = /^(completed?|posted|paid|processed|succeeded|settled|executed|sent)$/;
 
 /** Runs a tool against the store: reads find, writes change or create, and the world says no where it must. */
 export function perform(
@@ -586,11 +588,21 @@ function create(ctx: CallContext): Outcome {
   const ownerField = model.person.idField;
   if (owner?.[ownerField] !== undefined) record[ownerField] = owner[ownerField];
   copyArguments(record, entity, tool, args);
-  record.status = entity.statuses.usable.at(-1) ?? "completed";
+  record.status = createdStatus(entity, debit !== undefined);
   record.created_at = TODAY_TIME;
   creationAliases(record, new Set(Object.keys(args).map(snake)));
   store.add(entity.name, record);
   return { ok: true, json: JSON.stringify(shownOf(ctx, record, true)) };
+}
+
+/**
+ * The status a new record starts in: money moved is `completed` (or `posted`, `paid`…, as its
+ * entity says it); anything else its entity's first usable state (a booking `confirmed` or
+ * `upcoming`, a claim `draft`, a ticket `open`), never a later one (`past`, `in_house`).
+ */
+function createdStatus(entity: EntityModel, movedMoney: boolean): string {
+  const usable = entity.statuses.usable;
+  return (movedMoney ? usable.find((s) => MONEY_DONE.test(s)) : undefined) ?? usable[0] ?? "active";
 }
 
 function handoff(ctx: CallContext): Outcome {

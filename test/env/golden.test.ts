@@ -13,11 +13,11 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "f8c1e6c2a2430abcb1b7e27998d357a696263c36cf8736255a3a882017381c90",
+    rows: "e31baa03840717d1303b848342c0660f59d4939a8ec466c3293a3d906a48f66c",
     meta: "8094cb03b53707b8850a4f95db6dc7474079f54483400ce4deafdfac64c84e36",
   },
   "personal-finance": {
-    rows: "96c1195079c89a67f6f892f4630cabda4dee5659ab26b7440f8d97b185b15b7c",
+    rows: "c091fcb9e0bbbbfdd0ca7b616bdb48d5a10b0b0f27c7c2cd38561c0903f570e8",
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {

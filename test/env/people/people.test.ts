@@ -427,3 +427,40 @@ describe("a person asking for a listing", () => {
     ).not.toContain("@");
   });
 });
+
+describe("a person naming themselves by their id", () => {
+  const agent = Agent.from({
+    name: "ids",
+    system_prompt: "You help guests.",
+    policy: [],
+    tools: [
+      mcpTool("get_guest", "Get a guest's profile.", { guest_id: { type: "string" } }),
+      mcpTool("redeem_points", "Redeem loyalty points on a reservation.", {
+        guest_id: { type: "string" },
+        reservation_id: { type: "string" },
+      }),
+    ],
+  });
+  const said = (text: string) => text.replace(/[\uE000\uE001]/g, "");
+
+  it("says it as who they are ('with guest id …'), never as a record of theirs ('for my guest …')", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "redeem_points" }),
+    });
+    const guest = world.state.person.customer_id;
+    const reservation = world.person.ids.reservation_id as string;
+    expect(
+      said(
+        openingRequest(world, {
+          tool: "redeem_points",
+          arguments: { guest_id: guest, reservation_id: reservation },
+          text: "",
+        }),
+      ),
+    ).toBe(`redeem the points of my reservation ${reservation}, with guest id ${guest}`);
+    expect(
+      said(openingRequest(world, { tool: "get_guest", arguments: { guest_id: guest }, text: "" })),
+    ).toBe(`check my details, with guest id ${guest}`);
+  });
+});

@@ -108,7 +108,7 @@ describe("what a tool does, read from its name and its arguments", () => {
       arguments: { workspace_id: workspace, user_id: user, requested_by_user_id: user },
       text: "",
     }).replace(/[\uE000\uE001]/g, "");
-    expect(asked).toBe(`change the user role of my user ${user} for my workspace ${workspace}`);
+    expect(asked).toBe(`change my user role for my workspace ${workspace}, with user id ${user}`);
   });
 
   it("a list of an enum's choices is kept as a set: named in any order, the same record", () => {
@@ -742,5 +742,135 @@ describe("a change that draws down a balance", () => {
       expect(world.call("redeem_points", goal).ok).toBe(true);
       expect(balance()).toBe(held - goal.points);
     }
+  });
+});
+
+/** A clinic: patients, therapists with open slots, appointments, a waitlist and direct debits. */
+const CLINIC = {
+  name: "clinic",
+  system_prompt: "You help patients with their bookings and payments.",
+  policy: [],
+  tools: [
+    mcpTool("list_therapists", "List the clinic's therapists.", {}, []),
+    mcpTool(
+      "search_available_slots",
+      "Search open slots.",
+      { therapist_id: { type: "string" } },
+      [],
+    ),
+    mcpTool(
+      "book_appointment",
+      "Book an appointment in an open slot.",
+      {
+        patient_id: { type: "string" },
+        slot_id: { type: "string" },
+      },
+      ["patient_id", "slot_id"],
+    ),
+    mcpTool(
+      "list_appointments",
+      "List a patient's appointments.",
+      {
+        patient_id: { type: "string" },
+        status: { type: "string", enum: ["upcoming", "past", "cancelled"] },
+      },
+      ["patient_id"],
+    ),
+    mcpTool(
+      "waitlist_add",
+      "Put a patient on the waitlist for earlier availability.",
+      {
+        patient_id: { type: "string" },
+        location: { type: "string", enum: ["riverside", "northgate"] },
+        therapist_id: { type: "string" },
+      },
+      ["patient_id", "location"],
+    ),
+    mcpTool(
+      "get_account",
+      "Get a patient's billing account: balance.",
+      { account_id: { type: "string" } },
+      ["account_id"],
+      { account_id: { type: "string" }, balance: { type: "number" } },
+    ),
+    mcpTool("direct_debit_setup", "Set up a monthly direct debit from an account.", {
+      account_id: { type: "string" },
+      monthly_amount: { type: "number" },
+    }),
+    mcpTool("transfer_funds", "Move money from one of the patient's accounts to another.", {
+      from_account_id: { type: "string" },
+      to_account_id: { type: "string" },
+      amount: { type: "number" },
+    }),
+  ],
+};
+
+describe("what a write makes", () => {
+  const agent = Agent.from(CLINIC);
+  const model = WorldModel.of(agent);
+
+  it("a new record starts in its entity's first state (a booking upcoming, never past); money moved is completed", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "book_appointment", world: "normal" }),
+    });
+    const goal = goalOf(world, new Rng(7, "goal")).arguments;
+    const booked = JSON.parse(world.call("book_appointment", goal).content);
+    expect(booked.status).toBe("upcoming");
+    const moving = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "transfer_funds", world: "normal" }),
+    });
+    const transfer = goalOf(moving, new Rng(7, "goal")).arguments;
+    expect(JSON.parse(moving.call("transfer_funds", transfer).content).status).toBe("completed");
+  });
+
+  it("a therapist's open slots are the catalog's too: anyone may book one, and the person picks one", () => {
+    expect(model.entities.get("therapist")?.catalog).toBe(true);
+    expect(model.entities.get("slot")?.catalog).toBe(true);
+    for (let seed = 0; seed < 6; seed++) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "book_appointment", world: "normal" }, seed),
+      });
+      const goal = goalOf(world, new Rng(seed, "goal")).arguments;
+      expect(goal.slot_id).toEqual(expect.any(String));
+      expect(world.call("book_appointment", goal).ok).toBe(true);
+    }
+  });
+
+  it("setting up a direct debit names an amount without paying it: the account keeps its balance", () => {
+    expect(model.tools.get("direct_debit_setup")?.debit).toBeNull();
+    expect(model.tools.get("transfer_funds")?.debit?.param).toBe("from_account_id");
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "direct_debit_setup", world: "normal" }),
+    });
+    const account = world.person.ids.account_id as string;
+    const before = world.call("get_account", { account_id: account }).content;
+    expect(world.call("direct_debit_setup", { account_id: account, monthly_amount: 80 }).ok).toBe(
+      true,
+    );
+    expect(world.call("get_account", { account_id: account }).content).toBe(before);
+  });
+
+  it("joining a waitlist makes an entry; the therapist it optionally names is not changed", () => {
+    const tool = model.tools.get("waitlist_add");
+    expect([tool?.kind, tool?.entity]).toEqual(["create", "waitlist"]);
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "waitlist_add", world: "normal" }),
+    });
+    const therapists = world.call("list_therapists", {}).content;
+    const therapist = JSON.parse(therapists).therapists?.[0]?.therapist_id ?? "T01";
+    const entry = JSON.parse(
+      world.call("waitlist_add", {
+        patient_id: world.state.person.customer_id,
+        location: "northgate",
+        therapist_id: therapist,
+      }).content,
+    );
+    expect(entry).toMatchObject({ location: "northgate", status: "active" });
+    expect(world.call("list_therapists", {}).content).toBe(therapists);
   });
 });
