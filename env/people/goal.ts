@@ -134,8 +134,16 @@ export function goalOf(world: World, rng: Rng): Goal {
       continue;
     // A hand-off needs what it requires; the rest is the colleague's to ask.
     if (tool.kind === "handoff" && !required.has(param)) continue;
-    // An optional list of ids (`affected_user_ids`) is nothing the person would think to give.
+    // An optional list of ids (`affected_user_ids`) is nothing the person would think to give,
+    // nor, for a write, an optional pick from a catalog (`waitlist_add`'s therapist): any will do.
     if (ref?.many && !required.has(param)) continue;
+    if (
+      ref &&
+      !required.has(param) &&
+      (tool.kind === "create" || tool.kind === "change") &&
+      world.model.entities.get(ref.entity)?.catalog
+    )
+      continue;
     const part = moving ? (addressPart(param) as keyof Identity | undefined) : undefined;
     if (held !== undefined) args[param] = typed(schema, held);
     else if (ref?.by === "email") args[param] = world.person.email;

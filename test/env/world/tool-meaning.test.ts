@@ -872,5 +872,8 @@ describe("what a write makes", () => {
     );
     expect(entry).toMatchObject({ location: "northgate", status: "active" });
     expect(world.call("list_therapists", {}).content).toBe(therapists);
+    // The person asking to join names no therapist: an optional pick from a catalog, any will do.
+    for (let seed = 0; seed < 6; seed++)
+      expect(goalOf(world, new Rng(seed, "goal")).arguments).not.toHaveProperty("therapist_id");
   });
 });
