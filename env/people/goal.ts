@@ -17,6 +17,7 @@ import {
   leastDrawn,
   type Ref,
   type ToolModel,
+  type WorldModel,
 } from "../world/model.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { datesInOrder, money, personIdentity, valueFor } from "../world/values.ts";
@@ -178,7 +179,7 @@ export function goalOf(world: World, rng: Rng): Goal {
   const goal: Goal = {
     tool: tool.tool.name,
     arguments: args,
-    text: requestText(tool, entity, args, world.model.person.name),
+    text: requestText(tool, entity, args, world.model),
   };
   // Two identical records (the duplicate_records world): the person means one, not knowing its id;
   // either is the goal, and the call that would do it names one of them.
@@ -408,8 +409,7 @@ function amountFor(
 export function openingRequest(world: World, goal: Goal): string {
   const tool = world.model.tools.get(goal.tool) as ToolModel;
   const entity = world.model.entities.get(tool.entity) as EntityModel;
-  const person = world.model.person.name;
-  if (tool.kind === "handoff") return requestText(tool, entity, goal.arguments, person);
+  if (tool.kind === "handoff") return requestText(tool, entity, goal.arguments, world.model);
   // Only ids the person holds: of two identical records they do not know which id is theirs.
   const held = (param: string) => lookup(world.person.ids, param) !== undefined;
   // A change that requires no detail is asked for with the one the person wants changed: nothing
@@ -435,7 +435,7 @@ export function openingRequest(world: World, goal: Goal): string {
           (held(param) || !tool.idEntities.has(param))),
     ),
   );
-  return requestText(tool, entity, kept, person);
+  return requestText(tool, entity, kept, world.model);
 }
 
 /** "cancel my order W1234567 because it arrived damaged", with every value kept verbatim. */
@@ -443,7 +443,7 @@ function requestText(
   tool: ToolModel,
   entity: EntityModel,
   args: Record<string, unknown>,
-  person: string,
+  model: WorldModel,
 ): string {
   if (tool.kind === "handoff") {
     // A desk chosen from a list ("collections") is part of asking for the right person.
@@ -471,8 +471,13 @@ function requestText(
   // "port_in_number": the particle goes with the verb ("port in my number"), not with the thing.
   const particle = PARTICLES.has(words[0] ?? "") && words.length > 1 ? words.shift() : undefined;
   const nouns = words.join(" ");
-  const named = (param: string) =>
-    `my ${(tool.idEntities.get(param) ?? tool.entity).replace(/_/g, " ")} ${keep(String(args[param]))}`;
+  // A record of a catalog is nobody's: "the slot SL-…", never "my slot".
+  const named = (param: string) => {
+    const of = tool.idEntities.get(param) ?? tool.entity;
+    const whose = model.entities.get(of)?.catalog ? "the" : "my";
+    return `${whose} ${of.replace(/_/g, " ")} ${keep(String(args[param]))}`;
+  };
+  const person = model.person.name;
   // The person's own id is who they are, said as a detail ("with guest id gst_09762"), never
   // "for my guest gst_09762".
   const isPerson = (param: string) => (tool.idEntities.get(param) ?? tool.entity) === person;
@@ -517,7 +522,7 @@ function requestText(
     const direction =
       ref === tool.debit
         ? "from"
-        : ref === tool.credit || ref.role === "to"
+        : ref === tool.credit || ref.role === "to" || ref.role === "new"
           ? "to"
           : ref.entity === entity.parent?.entity
             ? "from"

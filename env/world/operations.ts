@@ -473,9 +473,15 @@ function pointTo(ctx: CallContext, changed: WorldRecord, ref: Ref, chosen: World
   if (ref.many || ref.by !== "id" || ref.role === "from") return;
   const field = ref.entity;
   const held = changed[field];
-  if (held === undefined || !nameWords(tool.tool.name).includes(field.split("_").at(-1) ?? ""))
-    return;
+  const named = nameWords(tool.tool.name).includes(field.split("_").at(-1) ?? "");
   const id = chosen[store.entity(ref.entity).idField];
+  if (held === undefined) {
+    // Another record of the same kind (who asked for a user's role to change) is no place to move to.
+    if ((named || ref.role === "new") && ref.entity !== tool.entity)
+      movedTo(ctx, changed, ref, chosen, ref.role === "new");
+    return;
+  }
+  if (!named) return;
   if (typeof held === "string" || typeof held === "number") {
     changed[field] = id as string;
     return;
@@ -490,6 +496,33 @@ function pointTo(ctx: CallContext, changed: WorldRecord, ref: Ref, chosen: World
       after[k] = chosen[k];
   changed[field] = after;
 }
+
+/**
+ * A record moved to another (`change_plan(line_id, plan_code)`) keeps the other's id; moved to a
+ * new one (`reschedule_appointment(appointment_id, new_slot_id)`) it also takes what the two share
+ * (a slot's `start` and `therapist_name`): a later read shows where it is now.
+ */
+function movedTo(
+  ctx: CallContext,
+  changed: WorldRecord,
+  ref: Ref,
+  chosen: WorldRecord,
+  shared: boolean,
+): void {
+  const { store, model } = ctx;
+  const entity = store.entity(ref.entity);
+  changed[entity.idField] = chosen[entity.idField];
+  if (!shared) return;
+  const own = store.entity(ctx.tool.entity).idField;
+  for (const [key, value] of Object.entries(chosen)) {
+    if (!(key in changed) || key === own || key === model.person.idField) continue;
+    if (MOVED_NOT.test(key) || typeof value !== typeof changed[key]) continue;
+    changed[key] = value;
+  }
+}
+
+/** What a record moved to another keeps its own: its name, status and dates of record. */
+const MOVED_NOT = /^(name|status|created_at|updated_at)$/;
 
 /**
  * The field of a record holding an object that a change's name names (`direct_debit` for

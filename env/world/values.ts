@@ -269,8 +269,13 @@ function nameRule(
     const ahead = FUTURE.test(field) ? 1 : -1;
     return ({ rng }) => isoDate(rng, ahead);
   }
-  if (format === "date-time" || /(_at|_time|timestamp)$|^(created|updated|time)$/.test(field))
+  if (format === "date-time" || /(_at|_time|timestamp)$|^(created|updated|time)$/.test(field)) {
+    // A moment still to come (a slot's `start`, a departure) is ahead, as its day would be; one
+    // that has happened (`started_at`, `created_at`) is behind.
+    if (FUTURE.test(field) && !/(?<!schedul)ed_at$/.test(field))
+      return ({ rng }) => isoSecond(WORLD_TODAY + (1 + rng.int(60)) * DAY + rng.int(DAY));
     return ({ rng }) => isoSecond(WORLD_TODAY - rng.int(90) * DAY - rng.int(DAY));
+  }
   // How many of something a record counts: a trip's stops or bags (none, possibly), seats left, a
   // stay's nights (at least one). Before money: `number_of_paid_bags` counts bags.
   if (/(^|_)(stops|bags)$/.test(field)) return ({ rng }) => rng.int(3);

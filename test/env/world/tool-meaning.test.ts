@@ -4,6 +4,7 @@ import { goalOf, openingRequest } from "../../../env/people/goal.ts";
 import { Rng } from "../../../env/rng.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
+import { WORLD_TODAY } from "../../../env/world/values.ts";
 import { situationOf } from "../../fixtures/situations.ts";
 import { mcpTool } from "../../support/specs.ts";
 
@@ -757,7 +758,35 @@ const CLINIC = {
       "Search open slots.",
       { therapist_id: { type: "string" } },
       [],
+      {
+        slots: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              slot_id: { type: "string" },
+              start: { type: "string", format: "date-time" },
+              therapist_name: { type: "string" },
+            },
+          },
+        },
+      },
     ),
+    mcpTool(
+      "get_appointment",
+      "Get an appointment.",
+      { appointment_id: { type: "string" } },
+      ["appointment_id"],
+      {
+        appointment_id: { type: "string" },
+        start: { type: "string", format: "date-time" },
+        therapist_name: { type: "string" },
+      },
+    ),
+    mcpTool("reschedule_appointment", "Move an appointment to a new slot.", {
+      appointment_id: { type: "string" },
+      new_slot_id: { type: "string" },
+    }),
     mcpTool(
       "book_appointment",
       "Book an appointment in an open slot.",
@@ -825,6 +854,37 @@ describe("what a write makes", () => {
     expect(JSON.parse(moving.call("transfer_funds", transfer).content).status).toBe("completed");
   });
 
+  it("an appointment moved to a new slot takes the slot's start and therapist; a slot still to come starts ahead", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "reschedule_appointment", world: "normal" }),
+    });
+    const slots = JSON.parse(world.call("search_available_slots", {}).content).slots as {
+      slot_id: string;
+      start: string;
+      therapist_name: string;
+    }[];
+    for (const slot of slots) expect(Date.parse(slot.start)).toBeGreaterThan(WORLD_TODAY);
+    const appointment = world.person.ids.appointment_id as string;
+    const slot = slots[0] as (typeof slots)[number];
+    expect(
+      world.call("reschedule_appointment", {
+        appointment_id: appointment,
+        new_slot_id: slot.slot_id,
+      }).ok,
+    ).toBe(true);
+    expect(
+      JSON.parse(world.call("get_appointment", { appointment_id: appointment }).content),
+    ).toEqual({
+      appointment_id: appointment,
+      start: slot.start,
+      therapist_name: slot.therapist_name,
+    });
+    // The slot is the clinic's, not the person's: "to the slot …", never "for my slot …".
+    const asked = goalOf(world, new Rng(7, "goal")).text.replace(/[\uE000\uE001]/g, "");
+    expect(asked).toMatch(/^reschedule my appointment \S+ to the slot \S+$/);
+  });
+
   it("a therapist's open slots are the catalog's too: anyone may book one, and the person picks one", () => {
     expect(model.entities.get("therapist")?.catalog).toBe(true);
     expect(model.entities.get("slot")?.catalog).toBe(true);
@@ -875,5 +935,41 @@ describe("what a write makes", () => {
     // The person asking to join names no therapist: an optional pick from a catalog, any will do.
     for (let seed = 0; seed < 6; seed++)
       expect(goalOf(world, new Rng(seed, "goal")).arguments).not.toHaveProperty("therapist_id");
+  });
+});
+
+describe("a change to another record of a catalog", () => {
+  it("keeps that record's id where the record shows it (`change_plan` → the line's `plan_code`)", () => {
+    const agent = Agent.from({
+      name: "lines",
+      system_prompt: "You help customers with their phone lines.",
+      policy: [],
+      tools: [
+        mcpTool("list_plans", "List the plans on offer.", {}, [], {
+          plans: {
+            type: "array",
+            items: { type: "object", properties: { plan_code: { type: "string" } } },
+          },
+        }),
+        mcpTool("get_line", "Get a line.", { line_id: { type: "string" } }, ["line_id"], {
+          line_id: { type: "string" },
+          plan_code: { type: "string" },
+        }),
+        mcpTool("change_plan", "Move a line to another plan.", {
+          line_id: { type: "string" },
+          plan_code: { type: "string" },
+        }),
+      ],
+    });
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "change_plan", world: "normal" }),
+    });
+    const line = world.person.ids.line_id as string;
+    const plans = JSON.parse(world.call("list_plans", {}).content).plans as { plan_code: string }[];
+    const held = JSON.parse(world.call("get_line", { line_id: line }).content).plan_code;
+    const other = plans.find((p) => p.plan_code !== held)?.plan_code as string;
+    expect(world.call("change_plan", { line_id: line, plan_code: other }).ok).toBe(true);
+    expect(JSON.parse(world.call("get_line", { line_id: line }).content).plan_code).toBe(other);
   });
 });
