@@ -381,11 +381,20 @@ class Subject {
         // A usable record, in a state the situation's tool acts in (a pending order for cancel_pending_order).
         if (!target || target.record.status === undefined) return {};
         const requires = target.entity === this.entity ? this.#tool.requires : null;
+        // …and not already in the state the tool leaves it in (a line to restore is not active).
+        const after = target.entity === this.entity ? this.#tool.statusAfter : null;
         const status = target.record.status as string;
         const final = target.entity.statuses.terminal.includes(status);
-        if ((!final || requires?.statuses.includes(status)) && meets(requires, status)) return {};
-        const fitting = target.entity.statuses.usable.filter((s) => meets(requires, s));
-        const wanted = requires?.statuses ?? [];
+        if (
+          (!final || requires?.statuses.includes(status)) &&
+          meets(requires, status) &&
+          status !== after
+        )
+          return {};
+        const fitting = target.entity.statuses.usable.filter(
+          (s) => meets(requires, s) && s !== after,
+        );
+        const wanted = (requires?.statuses ?? []).filter((s) => s !== after);
         target.record.status = this.#rng.pick(
           wanted.length > 0 ? wanted : fitting.length > 0 ? fitting : target.entity.statuses.usable,
         );

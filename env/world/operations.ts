@@ -473,7 +473,9 @@ function pointTo(ctx: CallContext, changed: WorldRecord, ref: Ref, chosen: World
   if (ref.many || ref.by !== "id" || ref.role === "from") return;
   const field = ref.entity;
   const held = changed[field];
-  const named = nameWords(tool.tool.name).includes(field.split("_").at(-1) ?? "");
+  // `modify_pending_order_payment` names the payment method it points the order to.
+  const words = new Set(nameWords(tool.tool.name));
+  const named = field.split("_").some((w) => words.has(w));
   const id = chosen[store.entity(ref.entity).idField];
   if (held === undefined) {
     // Another record of the same kind (who asked for a user's role to change) is no place to move to.

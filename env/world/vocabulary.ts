@@ -344,6 +344,10 @@ export const STATUS_AFTER: Record<string, string> = {
   suspend: "suspended",
   activate: "active",
   deactivate: "inactive",
+  restore: "active",
+  reactivate: "active",
+  resume: "active",
+  reinstate: "active",
 };
 
 /**

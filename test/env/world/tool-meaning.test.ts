@@ -973,3 +973,64 @@ describe("a change to another record of a catalog", () => {
     expect(JSON.parse(world.call("get_line", { line_id: line }).content).plan_code).toBe(other);
   });
 });
+
+describe("a change that brings a record back, or points it at what its name names", () => {
+  const agent = Agent.from({
+    name: "lines and orders",
+    system_prompt: "You help customers with their lines and orders.",
+    policy: [],
+    tools: [
+      mcpTool("get_line", "Get a line.", { line_id: { type: "string" } }, ["line_id"], {
+        line_id: { type: "string" },
+        status: { type: "string", enum: ["active", "suspended_lost", "suspended_temporary"] },
+      }),
+      mcpTool("restore_line", "Restore service on a suspended line.", {
+        line_id: { type: "string" },
+      }),
+      mcpTool("get_order", "Get an order.", { order_id: { type: "string" } }, ["order_id"], {
+        order_id: { type: "string" },
+        payment_method_id: { type: "string" },
+      }),
+      mcpTool("list_payment_methods", "List the customer's payment methods.", {
+        customer_id: { type: "string" },
+      }),
+      mcpTool("modify_order_payment", "Change the payment method of an order.", {
+        order_id: { type: "string" },
+        payment_method_id: { type: "string" },
+      }),
+    ],
+  });
+
+  it("restoring a line makes it active; the line to restore is never active already", () => {
+    expect(WorldModel.of(agent).tools.get("restore_line")?.statusAfter).toBe("active");
+    for (let seed = 0; seed < 8; seed++) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "restore_line", world: "normal" }, seed),
+      });
+      const line = world.person.ids.line_id as string;
+      const status = () => JSON.parse(world.call("get_line", { line_id: line }).content).status;
+      expect(status()).not.toBe("active");
+      expect(world.call("restore_line", { line_id: line }).ok).toBe(true);
+      expect(status()).toBe("active");
+      expect(JSON.parse(world.call("restore_line", { line_id: line }).content).error).toBe(
+        "invalid_state",
+      );
+    }
+  });
+
+  it("changing an order's payment points the order at the payment method given", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "modify_order_payment", world: "normal" }),
+    });
+    const order = world.person.ids.order_id as string;
+    const method = world.person.ids.payment_method_id as string;
+    expect(
+      world.call("modify_order_payment", { order_id: order, payment_method_id: method }).ok,
+    ).toBe(true);
+    expect(JSON.parse(world.call("get_order", { order_id: order }).content).payment_method_id).toBe(
+      method,
+    );
+  });
+});
