@@ -13,7 +13,7 @@ import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { patternCheck } from "./pattern.ts";
-import { meets, OWES_NOTHING } from "./statuses.ts";
+import { inState, meets, OWES_NOTHING } from "./statuses.ts";
 import { newRecord, Store } from "./store.ts";
 import {
   creationAliases,
@@ -388,13 +388,13 @@ class Subject {
         if (
           (!final || requires?.statuses.includes(status)) &&
           meets(requires, status) &&
-          status !== after
+          !(after && inState(status, after))
         )
           return {};
         const fitting = target.entity.statuses.usable.filter(
-          (s) => meets(requires, s) && s !== after,
+          (s) => meets(requires, s) && !(after && inState(s, after)),
         );
-        const wanted = (requires?.statuses ?? []).filter((s) => s !== after);
+        const wanted = (requires?.statuses ?? []).filter((s) => !(after && inState(s, after)));
         target.record.status = this.#rng.pick(
           wanted.length > 0 ? wanted : fitting.length > 0 ? fitting : target.entity.statuses.usable,
         );

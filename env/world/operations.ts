@@ -15,7 +15,7 @@ import {
   type WorldModel,
 } from "./model.ts";
 import { moveSpanEnds } from "./spans.ts";
-import { meets, PAID, PART_PAID } from "./statuses.ts";
+import { inState, meets, PAID, PART_PAID, stateAfter } from "./statuses.ts";
 import { newestFirst, newRecord, type Store } from "./store.ts";
 import {
   creationAliases,
@@ -329,7 +329,7 @@ function change(ctx: CallContext): Outcome {
       status,
     });
   }
-  if (tool.statusAfter && status === tool.statusAfter) {
+  if (tool.statusAfter && inState(status, tool.statusAfter)) {
     return refuse("invalid_state", `${entity.name} ${id} is already ${status}`, { status });
   }
   if (!meets(tool.requires, status)) {
@@ -402,7 +402,7 @@ function change(ctx: CallContext): Outcome {
       );
     if (given.length > 0) changed[tool.composes.field] = given.join(", ");
   }
-  if (tool.statusAfter) changed.status = tool.statusAfter;
+  if (tool.statusAfter) changed.status = stateAfter(entity.statuses, tool.statusAfter, args);
   if (drawing) drawDown(ctx, draw, draw.onTarget ? changed : drawn, wanted);
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);

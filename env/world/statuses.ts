@@ -113,6 +113,33 @@ export const PART_PAID = /^(partially_paid|part_paid|partly_paid|partial)$/;
 /** The states of a record that owes nothing more: paid, written off, voided. */
 export const OWES_NOTHING = /^(paid|paid_in_full|settled|written_off|waived|void|voided|refunded)$/;
 
+/**
+ * Whether a record in `status` is already in the state a tool leaves it in: that state, or a kind
+ * of it (`suspended_lost` is suspended).
+ */
+export function inState(status: string | undefined, after: string): boolean {
+  return status === after || (status?.startsWith(`${after}_`) ?? false);
+}
+
+/**
+ * The state a change leaves its record in: the tool's own word where the entity knows it, else
+ * the kind of it the call's details name (`suspend_line(reason: "lost")` → `suspended_lost`), else
+ * the first kind the entity knows.
+ */
+export function stateAfter(
+  statuses: Statuses,
+  after: string,
+  args: Record<string, unknown>,
+): string {
+  const known = [...statuses.usable, ...statuses.terminal];
+  if (known.includes(after)) return after;
+  const kinds = known.filter((s) => s.startsWith(`${after}_`));
+  const said = Object.values(args)
+    .filter((v): v is string => typeof v === "string")
+    .map(statusKey);
+  return kinds.find((k) => said.includes(k.slice(after.length + 1))) ?? kinds[0] ?? after;
+}
+
 /** A status word as a key: lower case, spaces and hyphens as underscores ("in house" → `in_house`). */
 export function statusKey(word: string): string {
   return word

@@ -987,6 +987,10 @@ describe("a change that brings a record back, or points it at what its name name
       mcpTool("restore_line", "Restore service on a suspended line.", {
         line_id: { type: "string" },
       }),
+      mcpTool("suspend_line", "Suspend a line.", {
+        line_id: { type: "string" },
+        reason: { type: "string", enum: ["lost", "temporary"] },
+      }),
       mcpTool("get_order", "Get an order.", { order_id: { type: "string" } }, ["order_id"], {
         order_id: { type: "string" },
         payment_method_id: { type: "string" },
@@ -1016,6 +1020,23 @@ describe("a change that brings a record back, or points it at what its name name
       expect(JSON.parse(world.call("restore_line", { line_id: line }).content).error).toBe(
         "invalid_state",
       );
+    }
+  });
+
+  it("suspending a line leaves it in the kind of suspension the reason names, and no line is suspended twice", () => {
+    for (const reason of ["lost", "temporary"]) {
+      const world = createWorld({
+        spec: agent,
+        situation: situationOf(agent, { tool: "suspend_line", world: "normal" }),
+      });
+      const line = world.person.ids.line_id as string;
+      const status = () => JSON.parse(world.call("get_line", { line_id: line }).content).status;
+      expect(status()).toBe("active");
+      expect(world.call("suspend_line", { line_id: line, reason }).ok).toBe(true);
+      expect(status()).toBe(`suspended_${reason}`);
+      expect(
+        JSON.parse(world.call("suspend_line", { line_id: line, reason: "lost" }).content).error,
+      ).toBe("invalid_state");
     }
   });
 
