@@ -240,6 +240,8 @@ class ScriptedSession implements AgentSession {
         // "No, 453888076 isn't right": that value is dropped and never offered again.
         const dropped: string[] = [];
         for (const [param, value] of [...this.#args]) {
+          // A list of objects (a booking's passengers) is never said back whole.
+          if (typeof value === "object" && value !== null) continue;
           const said = String(value);
           if (said.length >= 3 && text.includes(said)) {
             this.#args.delete(param);

@@ -54,7 +54,8 @@ export function awaitsGoAhead(text: string): boolean {
 }
 
 /** Words that open an answer without being it: "Okay, no." says no, "Well, yes." yes. */
-const FILLERS = /^(?:(?:ok(?:ay)?|alright|all right|right|well|so|oh|ah|hm+|um+|uh+)\b[\s,.!…-]*)+/;
+const FILLERS =
+  /^(?:(?:ok(?:ay)?|alright|all right|right|well|so|oh|ah|hm+|um+|uh+|look|listen|again|as i said|to be clear)\b[\s,.!…-]*)+/;
 /** Fillers that are a yes when nothing follows them ("Okay.", "Hmm, alright."). */
 const YES_FILLER = /\b(ok(ay)?|alright|all right|right)\b/;
 const YES_WORD =

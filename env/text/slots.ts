@@ -35,11 +35,12 @@ const COURTESY_AFTER = new RegExp(String.raw`,?\s+(?:and\s+)?(?:${THANKS}|please
 /** Thanks that end an answer. */
 const THANKS_AT_END = new RegExp(String.raw`[,;]?\s*${THANKS}[.!]?$`, "i");
 /**
- * Where a labelled value ends: at the next detail, its sentence's end, a closing thanks, or the
- * "for me" that closes a request ("Can you send it, with company name Sable Company for me?").
+ * Where a labelled value ends: at the next detail, its sentence's end, a closing thanks, the
+ * "for me" that closes a request ("Can you send it, with company name Sable Company for me?"), or
+ * a hedge after it ("with company name Ember Company I think").
  */
 const VALUE_END = new RegExp(
-  String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}|\s+for me(?=[.!?,]|\s*$)`,
+  String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}|\s+for me(?=[.!?,]|\s*$)|,?\s+i\s+(?:think|guess|believe|suppose)(?=[.!?,]|\s*$)`,
   "i",
 );
 const PHONE = /(?<![\w+#-])\+?\d[\d\s().-]{6,18}\d(?![\w-])/g;

@@ -648,6 +648,47 @@ describe("finding who the person is", () => {
   });
 });
 
+describe("a read-back turned down", () => {
+  it("is taken as a no without reading a list of objects (a booking's flights) back as text", async () => {
+    const airline = await Agent.load("test/fixtures/specs/airline.json");
+    const run = (goAhead: string) =>
+      scripted(airline, "I want to book a new reservation, with customer id cust_6a5f05c6.", {
+        tools: {
+          find_customer_by_email: JSON.stringify({
+            customers: [
+              {
+                customer_id: "cust_6a5f05c6",
+                name: "Oskar Abiodun",
+                email: "oskar.abiodun@outlook.com",
+                saved_payment_methods: ["card_5267"],
+              },
+            ],
+            count: 1,
+            total: 1,
+          }),
+        },
+        replies: [
+          [/Shall I go ahead/, goAhead],
+          [/email/, "oskar.abiodun@outlook.com"],
+          [
+            /trip type/,
+            "trip type one way, cabin economy, total checked bags 1, paid checked bags 0.",
+          ],
+          [/flights/, "Sure, it's flight number BC7012, date 2026-06-04."],
+          [/passengers/, "It's first name Oskar, last name Abiodun, date of birth 2002-03-07."],
+          [/payments/, "It's payment method id card_5267, amount 397.04."],
+          [/insurance/, "No."],
+        ],
+        until: (name) => name === "book_reservation",
+        steps: 14,
+      });
+    const turnedDown = await run("Hmm, I'm not sure about that.");
+    expect(turnedDown.called).not.toContain("book_reservation");
+    // The person saying it again leads in with "Look,": still a yes.
+    expect((await run("Look, Yes.")).called).toContain("book_reservation");
+  });
+});
+
 describe("a hand-off after a refusal", () => {
   it("chooses its reason itself, though the person gave another tool's reason ('because duplicate')", async () => {
     const insurance = await Agent.load("test/fixtures/specs/insurance-claims.json");

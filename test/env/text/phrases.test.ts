@@ -40,6 +40,11 @@ describe("a person's yes or no", () => {
     ["That's not right, don't go ahead.", false],
     ["No, don't do it.", false],
     ["Hold on.", false],
+    // A person saying it again leads in with "Look,", "Again,", "As I said,", "To be clear,".
+    ["Look, Yes.", true],
+    ["Again, yes.", true],
+    ["As I said, go ahead.", true],
+    ["To be clear, no.", false],
   ])("%j lets the agent act: %j", (text, expected) => {
     expect(givesGoAhead(text)).toBe(expected);
   });

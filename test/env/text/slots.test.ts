@@ -96,12 +96,14 @@ describe("reading a detail from what the person said", () => {
     expect(bare("It's 5 Quay Street, thnak you.")).toBe("5 Quay Street");
   });
 
-  it('ends a value at the "for me" that closes a request', async () => {
+  it('ends a value at the "for me" that closes a request, and at a hedge after it', async () => {
     const hotel = WorldModel.of(await Agent.load("test/fixtures/specs/hotel.json"));
     const send = hotel.tools.get("send_invoice") as ToolModel;
     for (const text of [
       "Can you send the invoice of my reservation HLD-2YVWY4, with company name Sable Company for me?",
       "Send the invoice, with company name Sable Company for me. Thanks.",
+      "I need to send the invoice of my reservation HLD-01NWLC with company name Sable Company I think",
+      "Send the invoice, with company name Sable Company, I guess.",
     ])
       expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
   });
