@@ -77,6 +77,7 @@ export function buildWorld(
   const tool = model.tools.get(situation.axes.tool) as ToolModel;
   const subject = new Subject(model, maker, tool, personId, person.identity, rng.fork("subject"));
   const shaped = subject.shape(situation.axes.world);
+  totalOwed(model, maker.store);
   return {
     store: maker.store,
     person: subject.details(),
@@ -760,5 +761,19 @@ function heldAsDrawn(entity: EntityModel, record: WorldRecord, rng: Rng): void {
     } else if (typeof record.status === "string" && OWES_NOTHING.test(record.status))
       record[field] = 0;
     else if (held <= 0) record[field] = money(rng, 20, 600);
+  }
+}
+
+/** Each person's totals of what their records owe (see {@link EntityModel.owedTotals}), once their records are made. */
+function totalOwed(model: WorldModel, store: Store): void {
+  const person = model.person;
+  if (person.owedTotals.size === 0) return;
+  for (const record of store.all(person.name)) {
+    const id = record[person.idField] as string;
+    for (const [total, { entity, field }] of person.owedTotals) {
+      const owed = store.ownedBy(entity, id).reduce((sum, r) => sum + Number(r[field] ?? 0), 0);
+      record[total] = Math.round(owed * 100) / 100;
+    }
+    store.changed(person.name, record);
   }
 }

@@ -48,6 +48,11 @@ export interface EntityModel {
    * a balance the person spends, holding at least the least one draw takes (a 1,000-point block).
    */
   drawn: Map<string, { owed: boolean; least: number }>;
+  /**
+   * The person's fields that total what their records owe (a patient's `outstanding_balance`, the
+   * sum of their invoices' `remaining_balance`), by field: lowered with every payment.
+   */
+  owedTotals: Map<string, { entity: string; field: string }>;
   /** Whether records of it exist before any call (false for what only a tool creates, such as transfers). */
   seeded: boolean;
   /** Records nobody owns, listed for anyone (products, plans, flights, stores), and their children (a therapist's slots): a catalog. */
@@ -455,6 +460,7 @@ export class WorldModel {
       isPerson,
       balanceFields: [],
       drawn: new Map(),
+      owedTotals: new Map(),
       seeded: true,
       catalog: false,
       ownedLists: new Map(),
@@ -946,6 +952,11 @@ export class WorldModel {
             onTarget: true,
           };
           entity.drawn.set(owed[0], { owed: true, least: 0 });
+          const total = [...this.person.fields].find(
+            ([f, schema]) => OWED.test(f) && numeric(schema) && !this.person.owedTotals.has(f),
+          );
+          if (total && !entity.isPerson && !entity.catalog)
+            this.person.owedTotals.set(total[0], { entity: entity.name, field: owed[0] });
           continue;
         }
       }

@@ -438,6 +438,7 @@ function drawDown(ctx: CallContext, draw: Draw, record: WorldRecord, by: number)
   const left = Math.round(((changed[draw.field] as number) - by) * 100) / 100;
   changed[draw.field] = left;
   if (draw.onTarget) {
+    owedByOwner(ctx, draw, record, by);
     const known = [...entity.statuses.usable, ...entity.statuses.terminal];
     const after = left <= 0 ? PAID : PART_PAID;
     const status = known.find((s) => after.test(s));
@@ -497,6 +498,22 @@ function pointTo(ctx: CallContext, changed: WorldRecord, ref: Ref, chosen: World
     if (k !== key && chosen[k] !== undefined && typeof chosen[k] === typeof before[k])
       after[k] = chosen[k];
   changed[field] = after;
+}
+
+/** Lowers the totals of what the paid record's owner owes (a patient's `outstanding_balance`). */
+function owedByOwner(ctx: CallContext, draw: Draw, record: WorldRecord, by: number): void {
+  const { store, model } = ctx;
+  const person = model.person;
+  const owner = record[person.idField];
+  const held = typeof owner === "string" ? store.get(person.name, owner) : undefined;
+  if (!held) return;
+  const changed = store.writable(person.name, held);
+  for (const [total, { entity, field }] of person.owedTotals) {
+    if (entity !== draw.entity || field !== draw.field || typeof changed[total] !== "number")
+      continue;
+    changed[total] = Math.max(0, Math.round(((changed[total] as number) - by) * 100) / 100);
+  }
+  store.changed(person.name, changed);
 }
 
 /**

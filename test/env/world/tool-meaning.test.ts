@@ -591,6 +591,16 @@ const BALANCES = {
   policy: [],
   tools: [
     mcpTool(
+      "get_patient",
+      "Get a patient's record.",
+      { patient_id: { type: "string" } },
+      undefined,
+      {
+        patient_id: { type: "string" },
+        outstanding_balance: { type: "number" },
+      },
+    ),
+    mcpTool(
       "list_invoices",
       "List a patient's invoices.",
       {
@@ -691,7 +701,7 @@ describe("a change that draws down a balance", () => {
         payment_method_id: card,
         amount,
       });
-    const over = JSON.parse(pay(owed + 0.01).content);
+    const over = JSON.parse(pay(Math.round((owed + 0.01) * 100) / 100).content);
     expect(over).toMatchObject({ error: "invalid_amount", remaining_balance: owed });
     const part = JSON.parse(pay(10).content);
     expect(part).toMatchObject({ amount_charged: 10 });
@@ -699,8 +709,15 @@ describe("a change that draws down a balance", () => {
     expect(invoices(world).find((i) => i.invoice_id === invoice.invoice_id)?.status).toBe(
       "partially_paid",
     );
+    // What the patient owes in all is what their invoices owe, and falls with each payment.
+    const outstanding = () =>
+      JSON.parse(world.call("get_patient", { patient_id: world.state.person.customer_id }).content)
+        .outstanding_balance as number;
+    const sum = invoices(world).reduce((total, i) => total + i.remaining_balance, 0);
+    expect(outstanding()).toBeCloseTo(sum, 2);
     const rest = JSON.parse(pay(part.remaining_balance).content);
     expect(rest.remaining_balance).toBe(0);
+    expect(outstanding()).toBeCloseTo(sum - part.remaining_balance, 2);
     expect(invoices(world).find((i) => i.invoice_id === invoice.invoice_id)?.status).toBe("paid");
   });
 
