@@ -19,6 +19,7 @@ import {
   creationAliases,
   datesInOrder,
   money,
+  stayInShape,
   orderedPairs,
   personIdentity,
   type ValueContext,
@@ -223,6 +224,7 @@ class RecordMaker {
       this.#datePairs.set(entity.name, pairs);
     }
     datesInOrder(record, pairs);
+    if (!listed) stayInShape(record, this.rng);
     creationAliases(record);
     return record;
   }

@@ -566,6 +566,28 @@ export function datesInOrder(
   }
 }
 
+/** Nights a stay runs at most, and the least and most a night costs. */
+const LONGEST_STAY = 14;
+const NIGHTLY = { least: 70, most: 400 };
+
+/**
+ * A stay (a record with a check-in and a check-out day) runs one to {@link LONGEST_STAY} nights,
+ * its `nights` says so, and where nothing else makes its `total` it costs so much a night: a
+ * 25-night stay for 28.20 is no booking a hotel makes.
+ */
+export function stayInShape(record: Record<string, unknown>, rng: Rng): void {
+  const checkIn = Object.keys(record).find((k) => /^check_?in(_date)?$/.test(k));
+  const checkOut = Object.keys(record).find((k) => /^check_?out(_date)?$/.test(k));
+  if (!checkIn || !checkOut) return;
+  const start = record[checkIn];
+  if (typeof start !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(start)) return;
+  const nights = 1 + rng.int(LONGEST_STAY);
+  record[checkOut] = isoDay(Date.parse(start) + nights * DAY);
+  if (typeof record.nights === "number") record.nights = nights;
+  if (typeof record.total === "number")
+    record.total = Math.round(nights * money(rng, NIGHTLY.least, NIGHTLY.most) * 100) / 100;
+}
+
 /** Other names of a record's creation (`creation_date`, `date_created`…): the same moment as its `created_at`. */
 const CREATION =
   /^(creation_(date|time|timestamp)|date_(created|of_creation)|created_(date|on|time))$/;

@@ -295,3 +295,28 @@ describe("fields read from a tool's description", () => {
     ).toMatch(/^[a-z]{2}$/);
   });
 });
+
+describe("a stay", () => {
+  it("runs one to fourteen nights and costs so much a night, however far apart its days were drawn", async () => {
+    const hotel = await Agent.load("test/fixtures/specs/hotel.json");
+    let stays = 0;
+    for (let seed = 0; seed < 6; seed++) {
+      const world = createWorld({
+        spec: hotel,
+        situation: situationOf(hotel, { tool: "cancel_reservation", world: "normal" }, seed),
+      });
+      for (const reservation of world.snapshot().collections.reservations ?? []) {
+        const nights =
+          (Date.parse(String(reservation.check_out)) - Date.parse(String(reservation.check_in))) /
+          86_400_000;
+        expect(nights).toBeGreaterThanOrEqual(1);
+        expect(nights).toBeLessThanOrEqual(14);
+        const nightly = (reservation.total as number) / nights;
+        expect(nightly).toBeGreaterThanOrEqual(70);
+        expect(nightly).toBeLessThanOrEqual(400);
+        stays++;
+      }
+    }
+    expect(stays).toBeGreaterThan(10);
+  });
+});
