@@ -19,9 +19,10 @@ import {
   creationAliases,
   datesInOrder,
   money,
-  stayInShape,
   orderedPairs,
   personIdentity,
+  stayFields,
+  stayInShape,
   type ValueContext,
   valueFor,
   type Whereabouts,
@@ -222,9 +223,11 @@ class RecordMaker {
     if (!pairs) {
       pairs = orderedPairs(Object.keys(record));
       this.#datePairs.set(entity.name, pairs);
+      this.#stays.set(entity.name, stayFields(Object.keys(record)));
     }
     datesInOrder(record, pairs);
-    if (!listed) stayInShape(record, this.rng);
+    const stay = this.#stays.get(entity.name);
+    if (stay && !listed) stayInShape(record, this.rng, stay);
     creationAliases(record);
     return record;
   }
@@ -281,6 +284,8 @@ class RecordMaker {
 
   readonly #childFields = new Map<string, string | undefined>();
   readonly #datePairs = new Map<string, [string, string][]>();
+  /** Each entity's check-in and check-out fields, when its records are stays. */
+  readonly #stays = new Map<string, readonly [string, string] | null>();
 
   /** The field of an entity's records that lists its children (an order's items), if it has children. */
   #childField(entity: EntityModel): string | undefined {

@@ -575,10 +575,11 @@ const NIGHTLY = { least: 70, most: 400 };
  * its `nights` says so, and where nothing else makes its `total` it costs so much a night: a
  * 25-night stay for 28.20 is no booking a hotel makes.
  */
-export function stayInShape(record: Record<string, unknown>, rng: Rng): void {
-  const checkIn = Object.keys(record).find((k) => /^check_?in(_date)?$/.test(k));
-  const checkOut = Object.keys(record).find((k) => /^check_?out(_date)?$/.test(k));
-  if (!checkIn || !checkOut) return;
+export function stayInShape(
+  record: Record<string, unknown>,
+  rng: Rng,
+  [checkIn, checkOut]: readonly [string, string],
+): void {
   const start = record[checkIn];
   if (typeof start !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(start)) return;
   const nights = 1 + rng.int(LONGEST_STAY);
@@ -586,6 +587,13 @@ export function stayInShape(record: Record<string, unknown>, rng: Rng): void {
   if (typeof record.nights === "number") record.nights = nights;
   if (typeof record.total === "number")
     record.total = Math.round(nights * money(rng, NIGHTLY.least, NIGHTLY.most) * 100) / 100;
+}
+
+/** A record's check-in and check-out fields, when it has both: a stay (see {@link stayInShape}). */
+export function stayFields(fields: readonly string[]): readonly [string, string] | null {
+  const checkIn = fields.find((k) => /^check_?in(_date)?$/.test(k));
+  const checkOut = fields.find((k) => /^check_?out(_date)?$/.test(k));
+  return checkIn && checkOut ? [checkIn, checkOut] : null;
 }
 
 /** Other names of a record's creation (`creation_date`, `date_created`…): the same moment as its `created_at`. */
