@@ -14,6 +14,7 @@ import {
 import {
   type Draw,
   type EntityModel,
+  INSTRUMENT,
   leastDrawn,
   type Ref,
   type ToolModel,
@@ -519,16 +520,19 @@ function requestText(
       parts.push(whoIAm(ref.param));
       continue;
     }
+    // What a payment is made with is used ("using my card card_0495"), not asked for.
     const direction =
       ref === tool.debit
         ? "from"
-        : ref === tool.credit || ref.role === "to" || ref.role === "new"
-          ? "to"
-          : ref.entity === entity.parent?.entity
-            ? "from"
-            : tool.debit
-              ? "to"
-              : "for";
+        : INSTRUMENT.test(ref.entity)
+          ? "using"
+          : ref === tool.credit || ref.role === "to" || ref.role === "new"
+            ? "to"
+            : ref.entity === entity.parent?.entity
+              ? "from"
+              : tool.debit
+                ? "to"
+                : "for";
     parts.push(`${direction} ${named(ref.param)}`);
   }
   for (const [param, value] of Object.entries(args)) {

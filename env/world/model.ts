@@ -254,7 +254,7 @@ const CHANGE_VERBS = new Set([
   "rename",
 ]);
 /** What a payment is made with: a means, not the record a call is about. */
-const INSTRUMENT = /(^|_)(payment_method|card|wallet|gift_card|bank_account|payment)$/;
+export const INSTRUMENT = /(^|_)(payment_method|card|wallet|gift_card|bank_account|payment)$/;
 /** What booking something makes, when the spec has such records. */
 const BOOKINGS = ["reservation", "booking", "appointment"];
 /** Words for a part of a record, not a record of its own: `get_balance(account_id)` reads the account. */

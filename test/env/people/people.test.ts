@@ -439,6 +439,10 @@ describe("a person naming themselves by their id", () => {
         guest_id: { type: "string" },
         reservation_id: { type: "string" },
       }),
+      mcpTool("add_breakfast", "Add breakfast to a reservation, paid with a saved card.", {
+        reservation_id: { type: "string" },
+        card_id: { type: "string" },
+      }),
     ],
   });
   const said = (text: string) => text.replace(/[\uE000\uE001]/g, "");
@@ -462,5 +466,23 @@ describe("a person naming themselves by their id", () => {
     expect(
       said(openingRequest(world, { tool: "get_guest", arguments: { guest_id: guest }, text: "" })),
     ).toBe(`check my details, with guest id ${guest}`);
+  });
+
+  it("says what a payment is made with as used ('using my card …'), not as what the request is for", () => {
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "add_breakfast" }),
+    });
+    const reservation = world.person.ids.reservation_id as string;
+    const card = world.person.ids.card_id as string;
+    expect(
+      said(
+        openingRequest(world, {
+          tool: "add_breakfast",
+          arguments: { reservation_id: reservation, card_id: card },
+          text: "",
+        }),
+      ),
+    ).toBe(`add the breakfast of my reservation ${reservation} using my card ${card}`);
   });
 });
