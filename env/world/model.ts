@@ -230,13 +230,13 @@ const CREATE_VERBS = new Set([
 const VERIFY_VERBS = new Set(["verify", "check", "authenticate", "validate"]);
 /** Verbs that sign someone new up: their email names nobody yet. */
 const SIGN_UP = new Set(["register", "signup", "enroll", "enrol", "invite", "onboard"]);
-/** Verbs that change a record in place, even when the call carries an amount. */
 /** An amount's field: `amount`, `amount_charged`, `refunded_amount`. */
 const AMOUNT = /(^|_)amount(_|$)/;
 /** Verbs of a change that pays what its record owes. */
 const PAY_VERBS = new Set(["pay", "settle", "repay"]);
 /** Fields that hold what a record still owes. */
 const OWED = /(^|_)(balance|remaining|outstanding|due|owed|owing)(_|$)/;
+/** Verbs that change a record in place, even when the call carries an amount. */
 const CHANGE_VERBS = new Set([
   "update",
   "change",
