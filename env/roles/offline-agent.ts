@@ -743,15 +743,26 @@ class ScriptedSession implements AgentSession {
       intent !== null &&
       intent !== tool &&
       (intent.kind === "change" || intent.kind === "create");
-    const told = summary(
-      body,
-      collection,
-      reads ? (checksWrite ? this.#setFields(intent) : undefined) : this.#setFields(tool),
-    );
+    const written = reads
+      ? checksWrite
+        ? this.#setFields(intent)
+        : undefined
+      : this.#setFields(tool);
+    const told = summary(body, collection, written);
+    // A record that cannot show what the write set (an account read after a meter reading) is no
+    // sign the write failed: what the write's own answer said is told with it.
+    const unseen =
+      checksWrite &&
+      written &&
+      writtenIn(body, written).length === 0 &&
+      !(intent.statusAfter && String(body.status ?? "").startsWith(intent.statusAfter)) &&
+      this.#lastReport.startsWith("it's done: ")
+        ? ` It doesn't show the ${this.#setNames(intent)}; it went through when I made it: ${this.#lastReport.slice("it's done: ".length)}.`
+        : "";
     this.#lastReport = reads ? `the record shows ${told}` : `it's done: ${told}`;
     return this.#say(
-      `${intro}: ${told}. Is there anything else I can help you with?`,
-      `${intro}: ${told}. Can I help with anything else?`,
+      `${intro}: ${told}.${unseen} Is there anything else I can help you with?`,
+      `${intro}: ${told}.${unseen} Can I help with anything else?`,
     );
   }
 
@@ -776,6 +787,16 @@ class ScriptedSession implements AgentSession {
     if (tool.composes) fields.add(tool.composes.field);
     if (tool.toggles) fields.add(tool.toggles.field);
     return fields;
+  }
+
+  /** The details a write set, as a person hears them: "meter serial, reading and reading date". */
+  #setNames(tool: ToolModel): string {
+    const person = this.#model.person.name;
+    const names = Object.keys(this.#argsFor(tool))
+      .filter((p) => p !== tool.idParam && tool.idEntities.get(p) !== person)
+      .map(spokenName);
+    if (names.length < 2) return names[0] ?? "change";
+    return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
   }
 
   /** A record not found by an id the person gave: the id is asked about again, while asks remain. */
@@ -1680,26 +1701,7 @@ function summary(
     return `${items.length} ${records.replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")}${more})` : ""}`;
   }
   // After a write: the record's id, what the call set (a list of plain values said as one), its status.
-  const set = written
-    ? Object.entries(body)
-        .flatMap(([k, v]): [string, unknown][] =>
-          written.has(k)
-            ? [[k, codeOf(v) ?? v]]
-            : // A detail written inside a part of the record (`direct_debit.collection_day`).
-              v !== null && typeof v === "object" && !Array.isArray(v)
-              ? Object.entries(v)
-                  .filter(([sub, x]) => written.has(sub) && typeof x !== "object")
-                  .map(([sub, x]): [string, unknown] => [`${k}_${sub}`, x])
-              : [],
-        )
-        .filter(
-          ([, v]) =>
-            typeof v === "string" ||
-            typeof v === "number" ||
-            typeof v === "boolean" ||
-            (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x !== "object")),
-        )
-    : [];
+  const set = written ? writtenIn(body, written) : [];
   if (set.length > 0) {
     const status = plain.find(([k]) => k === "status");
     const id = plain[0];
@@ -1717,6 +1719,40 @@ function summary(
   if (status && !shown.includes(status)) shown.push(status);
   return shown.map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v)}`).join(", ");
 }
+
+/**
+ * What an answer shows of the fields a write set: each by its name, a record pointed to by its
+ * code, a detail inside a part of the record (`direct_debit.collection_day`) under the part's
+ * name, with its unit where the part names it so (`monthly_amount` as `monthly_amount_gbp`).
+ */
+function writtenIn(
+  body: Record<string, unknown>,
+  written: ReadonlySet<string>,
+): [string, unknown][] {
+  const isWritten = (key: string) =>
+    written.has(key) ||
+    [...written].some((w) => key.startsWith(`${w}_`) && UNIT.test(key.slice(w.length + 1)));
+  return Object.entries(body)
+    .flatMap(([k, v]): [string, unknown][] =>
+      written.has(k)
+        ? [[k, codeOf(v) ?? v]]
+        : v !== null && typeof v === "object" && !Array.isArray(v)
+          ? Object.entries(v)
+              .filter(([sub, x]) => isWritten(sub) && typeof x !== "object")
+              .map(([sub, x]): [string, unknown] => [`${k}_${sub}`, x])
+          : [],
+    )
+    .filter(
+      ([, v]) =>
+        typeof v === "string" ||
+        typeof v === "number" ||
+        typeof v === "boolean" ||
+        (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x !== "object")),
+    );
+}
+
+/** A unit a field's name ends with: a currency, pence, days, kWh. */
+const UNIT = /^(gbp|usd|eur|aud|cad|nzd|chf|pence|cents|days|kwh|minutes|hours)$/;
 
 /** The code or id an object of an answer is known by (a tariff's `code`), or undefined. */
 function codeOf(value: unknown): string | undefined {

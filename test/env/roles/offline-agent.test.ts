@@ -826,3 +826,90 @@ describe("someone new", () => {
     expect(called).toContain("register_move_in");
   });
 });
+
+describe("a doubt after a write, checked by reading the record again", () => {
+  const agent = Agent.from({
+    name: "meters",
+    system_prompt: "You help customers with their energy accounts.",
+    policy: [],
+    tools: [
+      mcpTool("get_account", "Get an account.", { account_id: { type: "string" } }, undefined, {
+        account_id: { type: "string" },
+        balance: { type: "number" },
+        direct_debit: {
+          type: "object",
+          properties: {
+            monthly_amount_gbp: { type: "number" },
+            collection_day: { type: "integer" },
+          },
+        },
+      }),
+      mcpTool("meter_reading_submit", "Submit a meter reading.", {
+        account_id: { type: "string" },
+        reading: { type: "integer" },
+      }),
+      mcpTool("update_direct_debit", "Change the monthly amount of a direct debit.", {
+        account_id: { type: "string" },
+        monthly_amount: { type: "number" },
+      }),
+    ],
+  });
+  const doubt =
+    "Are you sure it actually went through? Can you double-check and tell me what the system shows?";
+  const checked = async (opening: string, written: string) => {
+    const account =
+      '{"account_id":"ACC-104233","balance":12.5,"direct_debit":{"monthly_amount_gbp":80,"collection_day":1}}';
+    const { session, conversation } = await scripted(agent, opening, {
+      tools: {
+        get_account: account,
+        meter_reading_submit: written,
+        update_direct_debit: account.replace("80", "61.5"),
+      },
+      replies: [
+        [/go ahead/i, "Yes, go ahead."],
+        [/account ID/i, "ACC-104233"],
+        [/the reading\?/, "1234"],
+      ],
+      until: (name) => name !== "get_account",
+      steps: 6,
+    });
+    const call = (conversation.at(-1) as AssistantMessage).tool_calls?.[0];
+    conversation.push({
+      role: "tool",
+      tool_call_id: call?.id ?? "call",
+      name: call?.function.name ?? "",
+      content: written,
+    });
+    conversation.push((await session.respond(conversation)).message);
+    conversation.push({ role: "user", content: doubt });
+    const read = (await session.respond(conversation)).message;
+    conversation.push(read);
+    conversation.push({
+      role: "tool",
+      tool_call_id: read.tool_calls?.[0]?.id ?? "call",
+      name: "get_account",
+      content: written.includes("61.5") ? account.replace("80", "61.5") : account,
+    });
+    const last = (await session.respond(conversation)).message.content ?? "";
+    return last;
+  };
+
+  it("says what the write's own answer said when the record cannot show it (an account after a meter reading)", async () => {
+    const said = await checked(
+      "I want to submit the meter reading of my account ACC-104233, with reading 1234.",
+      '{"status":"accepted","units_since_last":17}',
+    );
+    expect(said).toMatch(
+      /doesn't show the reading; it went through when I made it: status accepted/,
+    );
+  });
+
+  it("names a detail written inside a part under its name there (`monthly_amount_gbp`)", async () => {
+    const said = await checked(
+      "I want to change the direct debit of my account ACC-104233, with monthly amount 61.50.",
+      '{"account_id":"ACC-104233","balance":12.5,"direct_debit":{"monthly_amount_gbp":61.5,"collection_day":1}}',
+    );
+    expect(said).toMatch(/direct debit monthly amount gbp 61\.50/);
+    expect(said).not.toMatch(/doesn't show/);
+  });
+});
