@@ -172,7 +172,18 @@ export function valueFor(
       return true;
     });
   }
-  const named = byName(field.toLowerCase(), s, ctx);
+  let named = byName(field.toLowerCase(), s, ctx);
+  // Digits drawn by name (a PIN, an account number) are never ones the world refuses as a
+  // placeholder either (`1234`, `0000`).
+  for (
+    let tries = 0;
+    tries < 8 &&
+    typeof named === "string" &&
+    /^\d+$/.test(named) &&
+    placeholderReason(field, named) !== null;
+    tries++
+  )
+    named = byName(field.toLowerCase(), s, ctx);
   if (named !== undefined) return coerce(named, type, s, ctx);
   return byType(type, s, ctx);
 }

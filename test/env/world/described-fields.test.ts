@@ -270,11 +270,14 @@ describe("fields read from a tool's description", () => {
     expect(said).toMatch(/^[a-z-]+\.[a-z]+(, [a-z-]+\.[a-z]+)*$/);
   });
 
-  it("never makes from a pattern a value the world refuses as a placeholder", () => {
+  it("never makes from a pattern, or by a field's name, a value the world refuses as a placeholder", () => {
     const ctx = { rng: new Rng(1, "digits"), entity: "account", isPerson: false, currency: "USD" };
     for (let i = 0; i < 30_000; i++) {
       const value = String(valueFor("bank_last4", { type: "string", pattern: "^\\d{4}$" }, ctx));
       expect(placeholderReason("bank_last4", value)).toBeNull();
+      // A PIN drawn by its name alone (telecom's `transfer_pin` came out `1234`).
+      const pin = String(valueFor("transfer_pin", { type: "string" }, ctx));
+      expect(placeholderReason("transfer_pin", pin)).toBeNull();
     }
   });
 
