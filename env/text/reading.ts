@@ -24,7 +24,7 @@ const GENERIC_VERBS = new Set([
 ]);
 /** A person asking for a person. */
 const WANTS_HUMAN =
-  /\b(human|real person|someone else|a manager|supervisor|representative|an? agent|(talk|speak) (to|with) (a|an|someone|somebody)|(put|pass|transfer|connect) me (on |through )?to (someone|somebody|(a|an|the) (human|person|manager|supervisor|colleague|specialist|agent|representative|\w+ (team|desk|department))))\b/;
+  /\b(human|real person|someone else|a manager|supervisor|representative|an? agent|(talk|speak) (to|with) (a|an|someone|somebody|the (\w+ )?(team|desk|department|office|manager|supervisor|specialist|agent|colleague))|(put|pass|transfer|connect) me (on |through )?to (someone|somebody|(a|an|the) (human|person|manager|supervisor|colleague|specialist|agent|representative|\w+ (team|desk|department))))\b/;
 /** The same words said against it: "don't pass me on to someone else". */
 const REFUSES_HUMAN =
   /\b(don'?t|do not|never|no need to|not)\b[^.!?]{0,40}\b(human|someone else|a manager|supervisor|representative|an? agent|pass|transfer|hand)/;

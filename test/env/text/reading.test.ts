@@ -44,6 +44,9 @@ describe("asking for a person", () => {
       "can you put me through to somoene who can sort it, then??",
       "put me through to the billing team",
       "Can you pass me to a manager?",
+      // As people ask for a desk by its name, mid-conversation too.
+      "Thanks, but I still need you to talk to the front desk about billing dispute.",
+      "I'd like to speak with the billing team.",
     ])
       expect(wantsHuman(text), text).toBe(true);
     for (const text of [
@@ -51,6 +54,7 @@ describe("asking for a person", () => {
       "Can you connect me to the Okta SSO for my workspace?",
       "transfer me to my savings",
       "please don't pass me to someone else",
+      "I need to talk to the plan options through with my partner",
     ])
       expect(wantsHuman(text), text).toBe(false);
   });
