@@ -795,7 +795,9 @@ class ScriptedSession implements AgentSession {
     const names = Object.keys(this.#argsFor(tool))
       .filter((p) => p !== tool.idParam && tool.idEntities.get(p) !== person)
       .map(spokenName);
-    if (names.length < 2) return names[0] ?? "change";
+    // A write of nothing but its record (`send_invoice(reservation_id)`) is named for what it made.
+    if (names.length === 0) return `${nameParts(tool).rest.join(" ") || "change"} itself`;
+    if (names.length === 1) return names[0] as string;
     return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
   }
 

@@ -848,6 +848,9 @@ describe("a doubt after a write, checked by reading the record again", () => {
         account_id: { type: "string" },
         reading: { type: "integer" },
       }),
+      mcpTool("send_statement", "Email an account's latest statement.", {
+        account_id: { type: "string" },
+      }),
       mcpTool("update_direct_debit", "Change the monthly amount of a direct debit.", {
         account_id: { type: "string" },
         monthly_amount: { type: "number" },
@@ -864,6 +867,7 @@ describe("a doubt after a write, checked by reading the record again", () => {
         get_account: account,
         meter_reading_submit: written,
         update_direct_debit: account.replace("80", "61.5"),
+        send_statement: written,
       },
       replies: [
         [/go ahead/i, "Yes, go ahead."],
@@ -901,6 +905,16 @@ describe("a doubt after a write, checked by reading the record again", () => {
     );
     expect(said).toMatch(
       /doesn't show the reading; it went through when I made it: status accepted/,
+    );
+  });
+
+  it("names what a write of nothing but its record made, where the record cannot show it", async () => {
+    const said = await checked(
+      "I want to send the statement of my account ACC-104233.",
+      '{"sent":true}',
+    );
+    expect(said).toMatch(
+      /doesn't show the statement itself; it went through when I made it: sent true/,
     );
   });
 

@@ -96,7 +96,7 @@ describe("reading a detail from what the person said", () => {
     expect(bare("It's 5 Quay Street, thnak you.")).toBe("5 Quay Street");
   });
 
-  it('ends a value at the "for me" that closes a request, and at a hedge after it', async () => {
+  it('ends a value at the "for me" that closes a request, at a hedge after it, and at a clause of the person\'s own', async () => {
     const hotel = WorldModel.of(await Agent.load("test/fixtures/specs/hotel.json"));
     const send = hotel.tools.get("send_invoice") as ToolModel;
     for (const text of [
@@ -104,6 +104,7 @@ describe("reading a detail from what the person said", () => {
       "Send the invoice, with company name Sable Company for me. Thanks.",
       "I need to send the invoice of my reservation HLD-01NWLC with company name Sable Company I think",
       "Send the invoice, with company name Sable Company, I guess.",
+      "I want to send the invoice, with company name Sable Company and I'd like it actually done this time Thank you",
     ])
       expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
   });
