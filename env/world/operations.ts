@@ -640,7 +640,7 @@ function create(ctx: CallContext): Outcome {
   const ownerField = model.person.idField;
   if (owner?.[ownerField] !== undefined) record[ownerField] = owner[ownerField];
   copyArguments(record, entity, tool, args);
-  record.status = createdStatus(entity, debit !== undefined);
+  record.status = createdStatus(entity, tool, debit !== undefined);
   record.created_at = TODAY_TIME;
   creationAliases(record, new Set(Object.keys(args).map(snake)));
   store.add(entity.name, record);
@@ -649,12 +649,20 @@ function create(ctx: CallContext): Outcome {
 
 /**
  * The status a new record starts in: money moved is `completed` (or `posted`, `paid`…, as its
- * entity says it); anything else its entity's first usable state (a booking `confirmed` or
+ * entity says it); a state named for what the tool does is that one (`port_in_number` →
+ * `port_pending`); anything else its entity's first usable state (a booking `confirmed` or
  * `upcoming`, a claim `draft`, a ticket `open`), never a later one (`past`, `in_house`).
  */
-function createdStatus(entity: EntityModel, movedMoney: boolean): string {
+function createdStatus(entity: EntityModel, tool: ToolModel, movedMoney: boolean): string {
   const usable = entity.statuses.usable;
-  return (movedMoney ? usable.find((s) => MONEY_DONE.test(s)) : undefined) ?? usable[0] ?? "active";
+  if (movedMoney) {
+    const done = usable.find((s) => MONEY_DONE.test(s));
+    if (done) return done;
+  }
+  const words = new Set(
+    nameWords(tool.tool.name).filter((w) => !entity.name.split("_").includes(w)),
+  );
+  return usable.find((s) => s.split("_").some((w) => words.has(w))) ?? usable[0] ?? "active";
 }
 
 function handoff(ctx: CallContext): Outcome {

@@ -1072,3 +1072,34 @@ describe("a change that brings a record back, or points it at what its name name
     );
   });
 });
+
+describe("a new record's first state", () => {
+  it("is the one named for what the tool does, where its entity has one (`port_in_number` → `port_pending`)", () => {
+    const agent = Agent.from({
+      name: "ports",
+      system_prompt: "You help customers move their numbers.",
+      policy: [],
+      tools: [
+        mcpTool("get_number", "Get a number.", { number_id: { type: "string" } }, ["number_id"], {
+          number_id: { type: "string" },
+          status: { type: "string", enum: ["active", "port_pending", "closed"] },
+        }),
+        mcpTool("port_in_number", "Move a number in from another carrier.", {
+          customer_id: { type: "string" },
+          phone_number: { type: "string" },
+        }),
+      ],
+    });
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "port_in_number", world: "normal" }),
+    });
+    const ported = JSON.parse(
+      world.call("port_in_number", {
+        customer_id: world.state.person.customer_id,
+        phone_number: "4155550123",
+      }).content,
+    );
+    expect(ported.status).toBe("port_pending");
+  });
+});
