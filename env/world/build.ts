@@ -9,11 +9,12 @@ import { Rng } from "../rng.ts";
 import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
+import { heldAsDrawn, totalOwed } from "./draws.ts";
 import { type Identity, identityKey } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { patternCheck } from "./pattern.ts";
-import { inState, meets, OWES_NOTHING } from "./statuses.ts";
+import { inState, meets } from "./statuses.ts";
 import { newRecord, Store } from "./store.ts";
 import {
   creationAliases,
@@ -751,36 +752,5 @@ class Subject {
     ]
       .filter(Boolean)
       .join(" ");
-  }
-}
-
-/**
- * Keeps what a change draws on (see {@link EntityModel.drawn}) fit for the record's state: a record
- * paid, written off or voided owes nothing, one that owes has something to pay, and a balance
- * spent in steps holds at least one.
- */
-function heldAsDrawn(entity: EntityModel, record: WorldRecord, rng: Rng): void {
-  for (const [field, { owed, least }] of entity.drawn) {
-    const held = record[field];
-    if (typeof held !== "number") continue;
-    if (!owed) {
-      if (held < least) record[field] = least;
-    } else if (typeof record.status === "string" && OWES_NOTHING.test(record.status))
-      record[field] = 0;
-    else if (held <= 0) record[field] = money(rng, 20, 600);
-  }
-}
-
-/** Each person's totals of what their records owe (see {@link EntityModel.owedTotals}), once their records are made. */
-function totalOwed(model: WorldModel, store: Store): void {
-  const person = model.person;
-  if (person.owedTotals.size === 0) return;
-  for (const record of store.all(person.name)) {
-    const id = record[person.idField] as string;
-    for (const [total, { entity, field }] of person.owedTotals) {
-      const owed = store.ownedBy(entity, id).reduce((sum, r) => sum + Number(r[field] ?? 0), 0);
-      record[total] = Math.round(owed * 100) / 100;
-    }
-    store.changed(person.name, record);
   }
 }

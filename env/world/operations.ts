@@ -4,10 +4,10 @@ import { nameWords } from "../tools.ts";
 import { snake } from "../util/names.ts";
 import { type FieldFill, fitAnswer } from "./answer-shape.ts";
 import { calculate, formatResult } from "./calculator.ts";
+import { drawDown, drawnRecord } from "./draws.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import {
   answersOne,
-  type Draw,
   type EntityModel,
   propertiesOf,
   type Ref,
@@ -15,7 +15,7 @@ import {
   type WorldModel,
 } from "./model.ts";
 import { moveSpanEnds } from "./spans.ts";
-import { inState, meets, PAID, PART_PAID, stateAfter } from "./statuses.ts";
+import { inState, meets, stateAfter } from "./statuses.ts";
 import { newestFirst, newRecord, type Store } from "./store.ts";
 import {
   creationAliases,
@@ -350,7 +350,7 @@ function change(ctx: CallContext): Outcome {
     );
   }
   const draw = tool.draws;
-  const drawn = draw ? drawnRecord(ctx, record, refs.records) : undefined;
+  const drawn = draw ? drawnRecord(store, draw, record, refs.records) : undefined;
   const wanted = draw ? args[draw.param] : undefined;
   const held = draw && drawn ? drawn[draw.field] : undefined;
   const drawing = draw && drawn && typeof wanted === "number" && typeof held === "number";
@@ -403,47 +403,10 @@ function change(ctx: CallContext): Outcome {
     if (given.length > 0) changed[tool.composes.field] = given.join(", ");
   }
   if (tool.statusAfter) changed.status = stateAfter(entity.statuses, tool.statusAfter, args);
-  if (drawing) drawDown(ctx, draw, draw.onTarget ? changed : drawn, wanted);
+  if (drawing) drawDown(store, draw, draw.onTarget ? changed : drawn, wanted);
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);
   return { ok: true, json: JSON.stringify(shownOf(ctx, changed, true)) };
-}
-
-/**
- * The record a change draws on: the record itself, or the person's record that holds the balance
- * (found through the person the call names, else the changed record's owner).
- */
-function drawnRecord(
-  ctx: CallContext,
-  target: WorldRecord,
-  refs: { ref: Ref; record: WorldRecord }[],
-): WorldRecord | undefined {
-  const { store, model } = ctx;
-  const draw = ctx.tool.draws as Draw;
-  if (draw.onTarget) return target;
-  const personField = model.person.idField;
-  const person =
-    refs.find(({ ref }) => store.entity(ref.entity).isPerson)?.record[personField] ??
-    target[personField];
-  return typeof person === "string" ? store.newestOwnedBy(draw.entity, person) : undefined;
-}
-
-/**
- * Lowers the balance a change draws on. A record paid off is `paid`, one paid in part
- * `partially_paid`, where its entity knows those states.
- */
-function drawDown(ctx: CallContext, draw: Draw, record: WorldRecord, by: number): void {
-  const entity = ctx.store.entity(draw.entity);
-  const changed = draw.onTarget ? record : ctx.store.writable(entity.name, record);
-  const left = Math.round(((changed[draw.field] as number) - by) * 100) / 100;
-  changed[draw.field] = left;
-  if (draw.onTarget) {
-    owedByOwner(ctx, draw, record, by);
-    const known = [...entity.statuses.usable, ...entity.statuses.terminal];
-    const after = left <= 0 ? PAID : PART_PAID;
-    const status = known.find((s) => after.test(s));
-    if (status) changed.status = status;
-  } else ctx.store.changed(entity.name, changed);
 }
 
 /** A list's bounds on its records' dates: on or after, on or before a day. */
@@ -498,22 +461,6 @@ function pointTo(ctx: CallContext, changed: WorldRecord, ref: Ref, chosen: World
     if (k !== key && chosen[k] !== undefined && typeof chosen[k] === typeof before[k])
       after[k] = chosen[k];
   changed[field] = after;
-}
-
-/** Lowers the totals of what the paid record's owner owes (a patient's `outstanding_balance`). */
-function owedByOwner(ctx: CallContext, draw: Draw, record: WorldRecord, by: number): void {
-  const { store, model } = ctx;
-  const person = model.person;
-  const owner = record[person.idField];
-  const held = typeof owner === "string" ? store.get(person.name, owner) : undefined;
-  if (!held) return;
-  const changed = store.writable(person.name, held);
-  for (const [total, { entity, field }] of person.owedTotals) {
-    if (entity !== draw.entity || field !== draw.field || typeof changed[total] !== "number")
-      continue;
-    changed[total] = Math.max(0, Math.round(((changed[total] as number) - by) * 100) / 100);
-  }
-  store.changed(person.name, changed);
 }
 
 /**
