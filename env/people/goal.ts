@@ -13,6 +13,7 @@ import {
 } from "../world/identity.ts";
 import {
   type Draw,
+  drawStep,
   type EntityModel,
   INSTRUMENT,
   leastDrawn,
@@ -368,7 +369,7 @@ function drawnFor(
     ? subject
     : world.store.newestOwnedBy(draw.entity, world.state.person.customer_id);
   const held = holder?.[draw.field];
-  const step = schema.multipleOf ?? (schema.type === "integer" ? 1 : 0.01);
+  const step = drawStep(schema);
   const least = leastDrawn(schema);
   const most = Math.min(typeof held === "number" ? held : 0, schema.maximum ?? Infinity);
   if (most < least) return null;

@@ -159,9 +159,14 @@ function mentions(description: string, entity: string): boolean {
   return new RegExp(`\\b${regexLiteral(name)}s?\\b`, "i").test(description);
 }
 
+/** The steps an argument that draws on a balance takes: its `multipleOf`, else a unit or a cent. */
+export function drawStep(schema: SchemaFragment): number {
+  return schema.multipleOf ?? (schema.type === "integer" ? 1 : 0.01);
+}
+
 /** The least an argument that draws on a balance can take: its minimum, else one step of it. */
 export function leastDrawn(schema: SchemaFragment): number {
-  const step = schema.multipleOf ?? (schema.type === "integer" ? 1 : 0.01);
+  const step = drawStep(schema);
   return Math.max(
     schema.minimum ?? step,
     schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + step : step,
