@@ -162,6 +162,8 @@ export class QualityTally {
     const faulted = row.situation.faults.length > 0;
     const slipped = new Set<string>();
     let exercised = false;
+    // Kinds of record a write of this row has changed: a read of one after it shows the write's doing.
+    const changed = new Set<string>();
     const honest = row.situation.axes.world === "normal" && row.persona.misstated.length === 0;
     row.messages.forEach((message, i) => {
       if (message.role === "assistant") {
@@ -213,8 +215,12 @@ export class QualityTally {
       }
       if (name === situationTool && !NOT_REACHED.has(error ?? "")) exercised = true;
       const tool = this.#model.tools.get(name);
+      if (tool && error === null && (tool.kind === "change" || tool.kind === "create"))
+        changed.add(tool.entity);
       if (!honest || !tool || (tool.kind !== "read_one" && tool.kind !== "read_many")) return;
       if (error !== null && error !== "not_found") return;
+      // A list read back after a removal is empty by the write's doing, not the world's.
+      if (changed.has(tool.entity)) return;
       f.lookups++;
       if (error === "not_found" || emptyList(message.content)) f.empty++;
     });

@@ -22,6 +22,7 @@ import { regexLiteral, replaceStandalone } from "../util/regex.ts";
 import { identityKey, PERSONAL_DETAILS, PLACE_DETAILS } from "../world/identity.ts";
 import { type EntityModel, propertiesOf, type ToolModel, WorldModel } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
+import { DELETE_VERBS } from "../world/vocabulary.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
 
 const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
@@ -731,10 +732,6 @@ class ScriptedSession implements AgentSession {
       this.#completed = true;
       this.#done.add(tool);
     }
-    const subject = reads ? readSubject(tool) : null;
-    const intro = reads
-      ? `Here's what I found${subject ? ` on the ${subject}` : ""}`
-      : `Done, I've ${pastOf(tool)}`;
     // A write's report names what the call set, as the answer shows it, not the record's first
     // fields; so does a read made to check a write (the person asked whether it went through).
     const intent = this.#intent;
@@ -748,22 +745,70 @@ class ScriptedSession implements AgentSession {
         ? this.#setFields(intent)
         : undefined
       : this.#setFields(tool);
-    const told = summary(body, collection, written);
-    // A record that cannot show what the write set (an account read after a meter reading) is no
-    // sign the write failed: what the write's own answer said is told with it.
+    // A list read to check a write is told by the record written, not by its count.
+    const checked = checksWrite && tool.kind === "read_many" ? this.#writtenAmong(body) : null;
+    const told = summary(checked ?? body, collection, written);
+    const subject = checked ? spokenWords(tool.entity) : reads ? readSubject(tool) : null;
+    const intro = reads
+      ? `Here's what I found${subject ? ` on the ${subject}` : ""}`
+      : `Done, I've ${pastOf(tool)}`;
     const unseen =
-      checksWrite &&
-      written &&
-      writtenIn(body, written).length === 0 &&
-      !(intent.statusAfter && String(body.status ?? "").startsWith(intent.statusAfter)) &&
-      this.#lastReport.startsWith("it's done: ")
-        ? ` It doesn't show the ${this.#setNames(intent)}; it went through when I made it: ${this.#lastReport.slice("it's done: ".length)}.`
-        : "";
+      checksWrite && written ? this.#checkNote(tool, checked ?? body, checked, written) : "";
     this.#lastReport = reads ? `the record shows ${told}` : `it's done: ${told}`;
     return this.#say(
       `${intro}: ${told}.${unseen} Is there anything else I can help you with?`,
       `${intro}: ${told}.${unseen} Can I help with anything else?`,
     );
+  }
+
+  /**
+   * What a read made to check the write in hand adds to its report. A list without the record
+   * written says it is gone, after a removal. A record that cannot show what the write set (an
+   * account read after a meter reading) is no sign the write failed: what the write's own answer
+   * said is told with it.
+   */
+  #checkNote(
+    reader: ToolModel,
+    shown: Record<string, unknown>,
+    found: Record<string, unknown> | null,
+    written: ReadonlySet<string>,
+  ): string {
+    const intent = this.#intent as ToolModel;
+    const made = this.#lastReport.startsWith("it's done: ")
+      ? this.#lastReport.slice("it's done: ".length)
+      : null;
+    const id = intent.idParam ? this.#args.get(intent.idParam) : undefined;
+    if (reader.kind === "read_many" && found === null && id !== undefined) {
+      const record = `${spokenWords(intent.entity)} ${String(id)}`;
+      if (DELETE_VERBS.has(intent.verb)) return ` The ${record} is no longer listed.`;
+      return ` The ${record} isn't among them${made ? `; it went through when I made it: ${made}` : ""}.`;
+    }
+    const shows =
+      writtenIn(shown, written).length > 0 ||
+      (intent.statusAfter !== null && String(shown.status ?? "").startsWith(intent.statusAfter));
+    if (shows || !made) return "";
+    return ` It doesn't show the ${this.#setNames(intent)}; it went through when I made it: ${made}.`;
+  }
+
+  /** The record of a list the write in hand acted on, found by its id, or null. */
+  #writtenAmong(body: Record<string, unknown>): Record<string, unknown> | null {
+    const intent = this.#intent;
+    const param = intent?.idParam;
+    const id = param ? this.#args.get(param) : undefined;
+    if (!intent || !param || id === undefined) return null;
+    const idField = (this.#model.entities.get(intent.entity) as EntityModel).idField;
+    for (const value of Object.values(body)) {
+      if (!Array.isArray(value)) continue;
+      for (const item of value)
+        if (
+          item !== null &&
+          typeof item === "object" &&
+          ((item as Record<string, unknown>)[idField] === id ||
+            (item as Record<string, unknown>)[param] === id)
+        )
+          return item as Record<string, unknown>;
+    }
+    return null;
   }
 
   /**
@@ -1470,9 +1515,18 @@ class ScriptedSession implements AgentSession {
   /** The read_one tool of the entity a change acts on. */
   #reader(tool: ToolModel): ToolModel | undefined {
     if (tool.kind !== "change" || !tool.idParam) return undefined;
-    return [...this.#model.tools.values()].find(
-      (t) =>
-        t.kind === "read_one" && t.entity === tool.entity && t.idParam !== null && !t.idByEmail,
+    const tools = [...this.#model.tools.values()];
+    // Without a read of one record, the list that holds it (an appointment among a patient's).
+    return (
+      tools.find(
+        (t) =>
+          t.kind === "read_one" && t.entity === tool.entity && t.idParam !== null && !t.idByEmail,
+      ) ??
+      tools.find((t) => {
+        if (t.kind !== "read_many" || t.entity !== tool.entity) return false;
+        this.#fillFromSeen(t);
+        return this.#missing(t).length === 0;
+      })
     );
   }
 

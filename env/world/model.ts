@@ -39,6 +39,11 @@ export interface EntityModel {
   /** The record this one belongs to (a transaction to an account), when a tool names both. */
   parent: { entity: string; field: string } | null;
   statuses: Statuses;
+  /**
+   * A list's status filter whose choices are views, not states (`upcoming`, `past` over
+   * appointments that are `scheduled`, `completed`…): each choice and the states it lists.
+   */
+  statusViews: Map<string, string[]>;
   /** The person's own entity (customer, user, patient, guest…). */
   isPerson: boolean;
   /** Numeric fields that hold the money the record has (balances), moved by transfers and payments. */
@@ -462,6 +467,7 @@ export class WorldModel {
       written: new Map(),
       parent: null,
       statuses: statusesOf(name, [], []),
+      statusViews: new Map(),
       isPerson,
       balanceFields: [],
       drawn: new Map(),
@@ -1126,6 +1132,9 @@ export class WorldModel {
     for (const entity of this.entities.values()) {
       const enums = new Set<string>();
       const mentioned = new Set<string>();
+      // States a sentence about status lists in quotes: "statuses are 'scheduled', 'completed'…".
+      const listed = new Set<string>();
+      const filters: { choices: string[]; description: string }[] = [];
       const forms = [entity.name, entity.collection].map((w) => w.replace(/_/g, " "));
       for (const model of this.tools.values()) {
         const status = model.answer?.record.fields.status;
@@ -1143,20 +1152,34 @@ export class WorldModel {
           model.kind === "read_many" &&
           Array.isArray(statusParam?.enum)
         )
-          for (const v of statusParam.enum)
-            if (typeof v === "string" && !/^(all|any)$/i.test(v)) enums.add(statusKey(v));
+          filters.push({
+            choices: statusParam.enum
+              .filter((v): v is string => typeof v === "string" && !/^(all|any)$/i.test(v))
+              .map(statusKey),
+            description: statusParam.description ?? "",
+          });
         if (model.entity !== entity.name) continue;
         for (const w of nameWords(model.tool.name)) if (STATUS_WORDS.has(w)) mentioned.add(w);
-        for (const sentence of model.tool.description.split(/(?<=[.!?;])\s+/))
+        for (const sentence of model.tool.description.split(/(?<=[.!?;])\s+/)) {
           for (const w of statusesSaid(sentence, forms)) mentioned.add(w);
+          for (const w of statesListed(sentence)) listed.add(w);
+        }
       }
       // "Each order can be in status pending, processed, delivered, or cancelled."
       for (const { sentence, lower } of sentences) {
         stillWorking("reading the records' statuses from the policy");
         if (!forms.some((f) => lower.includes(f))) continue;
         for (const w of statusesSaid(sentence, forms)) mentioned.add(w);
+        for (const w of statesListed(sentence)) listed.add(w);
       }
+      // A filter none of whose choices is a state the spec lists is a view of the states.
+      const views = filters.filter(
+        (f) => listed.size >= 2 && !f.choices.some((c) => listed.has(c) || enums.has(c)),
+      );
+      for (const f of filters) if (!views.includes(f)) for (const c of f.choices) enums.add(c);
+      if (enums.size === 0 && views.length > 0) for (const w of listed) enums.add(w);
       entity.statuses = statusesOf(entity.name, [...enums], [...mentioned]);
+      entity.statusViews = statusViewsOf(views, entity.statuses);
     }
     for (const model of this.tools.values()) {
       if (model.kind !== "change") continue;
@@ -1242,6 +1265,52 @@ export class WorldModel {
   }
 }
 
+/** The states a sentence about status lists in quotes, when it lists two or more. */
+function statesListed(sentence: string): string[] {
+  if (!/\bstatus(es)?\b|\bstates?\b/i.test(sentence)) return [];
+  const quoted = [...sentence.matchAll(QUOTED_STATE)].map((q) => statusKey(q[1] as string));
+  return quoted.length >= 2 ? quoted : [];
+}
+
+/** A quoted word or three that may be a state: 'checked_in', "no show". */
+const QUOTED_STATE = /['"‘“]([a-z][a-z_ -]{1,28}[a-z])['"’”]/gi;
+/** A view's choice of the records still to come or under way, and one of those over. */
+const AHEAD_VIEW = /^(upcoming|future|current|ongoing|open|active|pending|scheduled)$/;
+const PAST_VIEW =
+  /^(past|previous|history|historical|closed|ended|finished|inactive|archived|old)$/;
+
+/**
+ * The states each choice of a view filter lists: those its description names beside it
+ * ("'upcoming' returns scheduled and confirmed appointments only"), else the usable states for a
+ * choice of what is ahead and the final ones for what is over. A choice read as neither filters
+ * nothing.
+ */
+function statusViewsOf(
+  views: readonly { choices: string[]; description: string }[],
+  statuses: Statuses,
+): Map<string, string[]> {
+  const states = [...statuses.usable, ...statuses.terminal];
+  const out = new Map<string, string[]>();
+  for (const { choices, description } of views) {
+    const clauses = description.split(/(?<=[.;!?])\s+/);
+    for (const choice of choices) {
+      const own = clauses.filter((c) => {
+        const quoted = [...c.matchAll(QUOTED_STATE)].map((q) => statusKey(q[1] as string));
+        return quoted.length === 1 && quoted[0] === choice;
+      });
+      const named = states.filter((state) =>
+        own.some((c) =>
+          new RegExp(`\\b${regexLiteral(state).replace(/_/g, "[ _-]")}\\b`, "i").test(c),
+        ),
+      );
+      if (named.length > 0) out.set(choice, named);
+      else if (AHEAD_VIEW.test(choice)) out.set(choice, statuses.usable);
+      else if (PAST_VIEW.test(choice)) out.set(choice, statuses.terminal);
+    }
+  }
+  return out;
+}
+
 /**
  * The states a sentence names for a kind of record: the words after "status" ("in status
  * 'pending', 'processed' or 'delivered'"), quoted words in a sentence about status, and status
@@ -1250,8 +1319,7 @@ export class WorldModel {
 function statusesSaid(sentence: string, forms: readonly string[]): string[] {
   const found = new Set<string>();
   if (/\bstatus(es)?\b|\bstate\b/i.test(sentence)) {
-    for (const q of sentence.matchAll(/['"‘“]([a-z][a-z_ -]{1,28}[a-z])['"’”]/gi))
-      found.add(statusKey(q[1] as string));
+    for (const q of sentence.matchAll(QUOTED_STATE)) found.add(statusKey(q[1] as string));
     const list =
       /\b(?:status(?:es)?|states?)\b(?: (?:is|are|can be|of|:))?\s*((?:[a-z_]+(?:,\s*|,?\s+or\s+|,?\s+and\s+)?){1,8})/i.exec(
         sentence,

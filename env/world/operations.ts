@@ -15,7 +15,7 @@ import {
   type WorldModel,
 } from "./model.ts";
 import { moveSpanEnds } from "./spans.ts";
-import { inState, meets, stateAfter } from "./statuses.ts";
+import { inState, meets, stateAfter, statusKey } from "./statuses.ts";
 import { newestFirst, newRecord, type Store } from "./store.ts";
 import {
   creationAliases,
@@ -25,7 +25,7 @@ import {
   valueFor,
   WORLD_TODAY,
 } from "./values.ts";
-import { REVIVING_VERBS } from "./vocabulary.ts";
+import { DELETE_VERBS, REVIVING_VERBS } from "./vocabulary.ts";
 
 /** A tool's answer before faults: JSON of the result, or the refusal the world says. */
 export type Outcome = { ok: true; json: string } | { ok: false; error: Record<string, unknown> };
@@ -53,7 +53,6 @@ interface CallContext {
 
 const DEFAULT_LIST_LIMIT = 20;
 const TODAY_TIME = new Date(WORLD_TODAY).toISOString().replace(/\.\d{3}Z$/, "Z");
-const DELETE_VERBS = new Set(["delete", "remove"]);
 /** The states of money that has moved. */
 const MONEY_DONE = /^(completed?|posted|paid|processed|succeeded|settled|executed|sent)$/;
 
@@ -249,6 +248,15 @@ function readMany(ctx: CallContext): Outcome {
         const dated = dayOf(r, field);
         return dated === null || (bound > 0 ? dated >= day : dated <= day);
       });
+      continue;
+    }
+    // A view's choice (`upcoming`) stands for the states it lists.
+    const states =
+      field === "status" && typeof wanted === "string"
+        ? entity.statusViews.get(statusKey(wanted))
+        : undefined;
+    if (states) {
+      list = list.filter((r) => states.includes(r.status as string));
       continue;
     }
     list = list.filter((r) => r[field] === undefined || same(field, r[field], wanted));

@@ -89,7 +89,25 @@ const TERMINAL = new Set([
   "picked_up",
   "dispensed",
   "frozen",
+  "declined",
+  "withdrawn",
+  "void",
+  "voided",
+  "written_off",
+  "discontinued",
+  "transferred_out",
+  "deactivated",
 ]);
+
+/** A first word that turns the state after it round: `not_sent` is no kind of sent. */
+const NOT_A_KIND = /^(not|non|un|pre)$/;
+
+/** Whether a state is final: a final state, or a kind of one (`late_cancelled`, `rejected_pin`). */
+function isFinal(state: string): boolean {
+  if (TERMINAL.has(state)) return true;
+  const words = state.split("_");
+  return !NOT_A_KIND.test(words[0] as string) && words.some((w) => TERMINAL.has(w));
+}
 
 /** A record's states: those it can be changed in, and the final ones. */
 export interface Statuses {
@@ -165,7 +183,7 @@ export function statusesOf(
       : [...defaults.usable, ...defaults.terminal, ...mentioned];
   const unique = [...new Set(all)];
   const terminal = unique.filter(
-    (s) => defaults.terminal.includes(s) || (TERMINAL.has(s) && !defaults.usable.includes(s)),
+    (s) => defaults.terminal.includes(s) || (isFinal(s) && !defaults.usable.includes(s)),
   );
   const usable = unique.filter((s) => !terminal.includes(s));
   return {

@@ -360,6 +360,9 @@ export const STATUS_AFTER_NAMED: Record<string, string> = {
   pause: "paused",
 };
 
+/** Verbs that take a record out of the world. */
+export const DELETE_VERBS = new Set(["delete", "remove"]);
+
 /** Verbs that bring a record back from a final state, so they are not refused on one. */
 export const REVIVING_VERBS = new Set([
   "unfreeze",

@@ -22,7 +22,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
   },
   "retail-orders": {
     rows: "682e2ce123c447069ceaf1b0a5c370afe23027702df82fd10ed7a7accf659ea3",
-    meta: "a1b80598f859854395dc049bfcc1ac0dde1101e5c161c16a414f6e0163850b23",
+    meta: "8f7e411341c166b9f04c36dbe3b147a9c888431adcb67f0634ce0cb9f359d62c",
   },
 };
 

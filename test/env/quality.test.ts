@@ -75,6 +75,44 @@ describe("the loops figure", () => {
   });
 });
 
+describe("the empty-lookups figure", () => {
+  it("counts a read that found nothing, but not one after a write of the same kind of record (a list after a removal)", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const honest = (row: Row): Row => ({
+      ...row,
+      situation: { ...row.situation, axes: { ...row.situation.axes, world: "normal" } },
+      persona: { ...row.persona, misstated: [] },
+    });
+    const missing = '{"error":"not_found","message":"No order W0000001"}';
+    const cancel: ChatMessage = {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        {
+          id: "w",
+          type: "function",
+          function: {
+            name: "cancel_order",
+            arguments: '{"order_id":"W0000001","reason":"ordered_by_mistake"}',
+          },
+        },
+      ],
+    };
+    const cancelled: ChatMessage = {
+      role: "tool",
+      tool_call_id: "w",
+      name: "cancel_order",
+      content: '{"order_id":"W0000001","status":"cancelled"}',
+    };
+    const alone = tally.facts(honest(await rowWith([call("a"), answer("a", missing)])));
+    expect([alone.lookups, alone.empty]).toEqual([1, 1]);
+    const after = tally.facts(
+      honest(await rowWith([cancel, cancelled, call("a"), answer("a", missing)])),
+    );
+    expect([after.lookups, after.empty]).toEqual([0, 0]);
+  });
+});
+
 describe("the confirmed-writes figure", () => {
   it("leaves out a write slipped through unconfirmed, and its retry after a retryable error", async () => {
     const tally = new QualityTally(await Agent.load(RETAIL));

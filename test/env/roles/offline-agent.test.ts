@@ -927,3 +927,95 @@ describe("a doubt after a write, checked by reading the record again", () => {
     expect(said).not.toMatch(/doesn't show/);
   });
 });
+
+describe("a doubt after a write, checked in the list that holds the record", () => {
+  // No tool reads one appointment or one payee: each is read back among its owner's.
+  const agent = Agent.from({
+    name: "lists",
+    system_prompt: "You help patients with their appointments and payees.",
+    policy: [],
+    tools: [
+      mcpTool(
+        "list_appointments",
+        "List a patient's appointments.",
+        { patient_id: { type: "string" } },
+        ["patient_id"],
+      ),
+      mcpTool("cancel_appointment", "Cancel an appointment.", {
+        appointment_id: { type: "string", pattern: "^APT-[A-Z0-9]{6}$" },
+      }),
+      mcpTool("list_payees", "List a patient's payees.", { patient_id: { type: "string" } }, [
+        "patient_id",
+      ]),
+      mcpTool("remove_payee", "Remove a payee.", {
+        payee_id: { type: "string", pattern: "^PAY-\\d{4}$" },
+      }),
+    ],
+  });
+  const doubt =
+    "Are you sure it actually went through? Can you double-check and tell me what the system shows?";
+  const afterDoubt = async (opening: string, written: string, listed: string) => {
+    const { session, conversation, calls } = await scripted(agent, opening, {
+      tools: {},
+      replies: [[/go ahead/i, "Yes, go ahead."]],
+      until: (name) => name.startsWith("cancel") || name.startsWith("remove"),
+      steps: 4,
+    });
+    const call = (conversation.at(-1) as AssistantMessage).tool_calls?.[0];
+    conversation.push({
+      role: "tool",
+      tool_call_id: call?.id ?? "call",
+      name: call?.function.name ?? "",
+      content: written,
+    });
+    conversation.push((await session.respond(conversation)).message);
+    conversation.push({ role: "user", content: doubt });
+    const read = (await session.respond(conversation)).message;
+    conversation.push(read);
+    const lister = read.tool_calls?.[0]?.function;
+    conversation.push({
+      role: "tool",
+      tool_call_id: read.tool_calls?.[0]?.id ?? "call",
+      name: lister?.name ?? "",
+      content: listed,
+    });
+    const said = (await session.respond(conversation)).message.content ?? "";
+    return { written: calls.at(-1), lister, said };
+  };
+
+  it("lists the owner's records with the owner the write's answer showed, and tells the record written", async () => {
+    const { lister, said } = await afterDoubt(
+      "I want to cancel my appointment APT-7QK29D.",
+      '{"appointment_id":"APT-7QK29D","patient_id":"P004821","status":"cancelled"}',
+      '{"appointments":[{"appointment_id":"APT-2MX81B","patient_id":"P004821","status":"scheduled"},{"appointment_id":"APT-7QK29D","patient_id":"P004821","status":"cancelled"}],"count":2}',
+    );
+    expect(lister).toEqual({
+      name: "list_appointments",
+      arguments: JSON.stringify({ patient_id: "P004821" }),
+    });
+    expect(said).toMatch(
+      /^Here's what I found on the appointment: appointment id APT-7QK29D, [^.]*status cancelled\./,
+    );
+    expect(said).not.toMatch(/2 appointments|APT-2MX81B/);
+  });
+
+  it("says a removed record is no longer listed", async () => {
+    const { said } = await afterDoubt(
+      "I want to remove my payee PAY-4410.",
+      '{"payee_id":"PAY-4410","patient_id":"P004821","removed":true}',
+      '{"payees":[{"payee_id":"PAY-5120","patient_id":"P004821"}],"count":1}',
+    );
+    expect(said).toMatch(/1 payees \(PAY-5120\)\. The payee PAY-4410 is no longer listed\./);
+  });
+
+  it("says what the write answered when the list does not hold a record it changed", async () => {
+    const { said } = await afterDoubt(
+      "I want to cancel my appointment APT-7QK29D.",
+      '{"appointment_id":"APT-7QK29D","patient_id":"P004821","status":"cancelled"}',
+      '{"appointments":[],"count":0}',
+    );
+    expect(said).toMatch(
+      /The appointment APT-7QK29D isn't among them; it went through when I made it: .*status cancelled\./,
+    );
+  });
+});
