@@ -17,6 +17,7 @@ import {
   type EntityModel,
   INSTRUMENT,
   leastDrawn,
+  propertiesOf,
   type Ref,
   type ToolModel,
   type WorldModel,
@@ -539,7 +540,10 @@ function requestText(
   for (const [param, value] of Object.entries(args)) {
     if (param === tool.idParam || param === tool.amountParam) continue;
     if (tool.refs.some((r) => r.param === param && !r.many)) continue;
-    parts.push(argumentPhrase(param, value, tool.kind !== "read_one" && tool.kind !== "read_many"));
+    const chosen = Array.isArray(propertiesOf(tool)[param]?.enum);
+    parts.push(
+      argumentPhrase(param, value, tool.kind !== "read_one" && tool.kind !== "read_many", chosen),
+    );
   }
   // Each detail after the first is set off by a comma, so one's value never runs into the next.
   const [head, ...details] = parts;
@@ -594,19 +598,58 @@ export function spokenValue(value: unknown): string {
 /**
  * A non-identifier argument as a person says it: "to 5 Quay Street", "because it arrived
  * damaged". An address is where a write sends something ("to …"); a read finds by it, so it is
- * said with its name ("with address line 1 87 Dover Close").
+ * said with its name ("with address line 1 87 Dover Close"). A reason `chosen` from a list is
+ * said as the kind of words it is ({@link chosenReason}).
  */
-export function argumentPhrase(param: string, value: unknown, writes = true): string {
+export function argumentPhrase(
+  param: string,
+  value: unknown,
+  writes = true,
+  chosen = false,
+): string {
   const key = snake(param);
-  const v = keep(typeof value === "string" ? value.replace(/_/g, " ") : spokenValue(value));
+  const said = typeof value === "string" ? value.replace(/_/g, " ") : spokenValue(value);
+  const v = keep(said);
   if (writes && /address/.test(key) && !/email/.test(key)) return `to ${v}`;
-  if (/reason/.test(key)) return `because ${v}`;
+  if (/reason/.test(key)) return chosen ? chosenReason(said) : `because ${v}`;
   if (/variant|size|colou?r/.test(key)) return `for ${v}`;
   if (/priority/.test(key)) return `with ${v} priority`;
   if (/subject|title|issue/.test(key)) return `about "${v}"`;
   if (key === "date") return `on ${v}`;
   // The label is kept as typed, as in an answer: a typo must never hide which detail it is.
   return `with ${keep(spokenWords(key))} ${v}`;
+}
+
+/** Words after which a participle says what happened to a thing ("ordered by mistake"). */
+const PREPOSITION = /^(by|in|on|at|for|from|to|with|after|before|during)$/;
+/** Words that say how after a doing ("feeling better", "moving away"). */
+const HOW = /^(better|worse|well|unwell|ill|away|abroad|home|back|out|up|on|off)$/;
+/** A first word that says what happened: a participle ("cancelled", "lost", "stolen"). */
+const PARTICIPLE = /^([a-z]+ed|lost|stolen|found|broken|made|sent|paid|gone|done|given|taken)$/;
+
+/**
+ * A reason chosen from a list (`feeling_better`, `schedule_conflict`, `ordered_by_mistake`) as a
+ * person gives it, its words kept as they are: "because I'm feeling better", "because of schedule
+ * conflict", "because it was ordered by mistake", "because it's too expensive", "for medical
+ * reasons", "for some other reason".
+ */
+export function chosenReason(said: string): string {
+  const v = keep(said);
+  const words = said.toLowerCase().split(/\s+/);
+  const [first = "", second] = words;
+  if (said.toLowerCase() === "other") return `for some ${v} reason`;
+  // "feeling better", "relocating": what the person is doing; "underwriting referral" is a thing.
+  if (/^[a-z]+ing$/.test(first) && first.length > 5 && (second === undefined || HOW.test(second)))
+    return `because I'm ${v}`;
+  if (/^(too|no|not)$/.test(first)) return `because it's ${v}`;
+  if (/^(will|won't|can't|cannot|need|want|prefer)$/.test(first)) return `because I ${v}`;
+  if (PARTICIPLE.test(first) && !/^(or|and)$/.test(second ?? ""))
+    return second === undefined || PREPOSITION.test(second)
+      ? `because it was ${v}`
+      : `because I ${v}`;
+  if (words.length === 1 && /(al|ary|ive|ous|ful|able|ible|ic)$/.test(first))
+    return /al$/.test(first) ? `for ${v} reasons` : `because it's ${v}`;
+  return `because of ${v}`;
 }
 
 /** A hand-off's choice that names whom or what about (a team, a topic), said as "about billing". */

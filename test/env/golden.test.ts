@@ -21,7 +21,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "682e2ce123c447069ceaf1b0a5c370afe23027702df82fd10ed7a7accf659ea3",
+    rows: "2dbc254424d643d11e8d45b4a93a05037ba55affbd42a72d45f5763056e05750",
     meta: "8f7e411341c166b9f04c36dbe3b147a9c888431adcb67f0634ce0cb9f359d62c",
   },
 };
