@@ -120,6 +120,8 @@ export interface ToolModel {
   adds: Set<string>;
   /** change: a yes-or-no field the tool's name turns on or off (`travel_insurance_add`). */
   toggles: { field: string; on: boolean } | null;
+  /** change: what its answer shows that it makes each time (a payment's `receipt_id`), no field of its record. */
+  makes: string[];
   statusAfter: string | null;
   /** change: the states of its record it acts in, read from its name and description. */
   requires: Requirement | null;
@@ -589,6 +591,7 @@ export class WorldModel {
       composes: null,
       adds: new Set(),
       toggles: null,
+      makes: [],
       statusAfter: null,
       requires: null,
       filters: [],
@@ -897,6 +900,7 @@ export class WorldModel {
         entity.fields.set(model.toggles.field, { type: "boolean" });
     }
     this.#dropGuessedFields();
+    this.#madeByWrites();
     const used = (entity: EntityModel) =>
       [...this.tools.values()].some(
         (t) =>
@@ -1124,6 +1128,27 @@ export class WorldModel {
     return browsed && !tied;
   }
 
+  /**
+   * What a change makes beside its record and only its answer shows (a payment's `receipt_id`):
+   * no field the record holds before the change, and a new one each time it is made.
+   */
+  #madeByWrites(): void {
+    const idFields = new Set([...this.entities.values()].map((e) => e.idField));
+    const reads = [...this.tools.values()].filter(
+      (t) => t.kind === "read_one" || t.kind === "read_many",
+    );
+    for (const model of this.tools.values()) {
+      if (model.kind !== "change") continue;
+      const entity = this.entities.get(model.entity) as EntityModel;
+      for (const field of model.view ?? []) {
+        if (!MADE_ID.test(field) || idFields.has(field) || !entity.fields.has(field)) continue;
+        if (reads.some((t) => t.entity === entity.name && t.view?.includes(field))) continue;
+        model.makes.push(field);
+        entity.fields.delete(field);
+      }
+    }
+  }
+
   /** Each entity's states (schema enums, the words tools and policy use, defaults), and what each change needs of them. */
   #statuses(): void {
     const sentences = this.#policy
@@ -1264,6 +1289,9 @@ export class WorldModel {
     return this.entities.get(entity)?.isPerson === true;
   }
 }
+
+/** The name of a thing's id or number (`receipt_id`, `confirmation_number`, `payment_ref`). */
+const MADE_ID = /(^|_)(id|number|no|ref|reference)$/;
 
 /** The states a sentence about status lists in quotes, when it lists two or more. */
 function statesListed(sentence: string): string[] {

@@ -1,6 +1,7 @@
 import type { WorldRecord } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
 import { nameWords } from "../tools.ts";
+import { fnv1a } from "../util/hash.ts";
 import { snake } from "../util/names.ts";
 import { type FieldFill, fitAnswer } from "./answer-shape.ts";
 import { calculate, formatResult } from "./calculator.ts";
@@ -159,19 +160,29 @@ function fitted(
   wrote: boolean,
 ): WorldRecord {
   const shape = ctx.tool.answer;
-  return shape ? fitAnswer(shape.record, values, wrote, fillFor(ctx, record)) : values;
+  if (!shape) return values;
+  // A write's answer is about what it did now: a second payment of an invoice gets its own receipt.
+  const now = wrote ? fnv1a(JSON.stringify(values)).toString(16) : "";
+  const fill = fillFor(ctx, record, now);
+  const shown = wrote && ctx.tool.makes.length > 0 ? newRecord(values) : values;
+  if (shown !== values)
+    for (const field of ctx.tool.makes) {
+      const schema = shape.record.fields[field];
+      if (shown[field] === undefined && schema) shown[field] = fill(field, schema);
+    }
+  return fitAnswer(shape.record, shown, wrote, fill);
 }
 
 /**
- * Fills what an answer's schema asks of a record that holds no fitting value, the same value each
- * time the record is shown.
+ * Fills what an answer's schema asks of a record that holds no fitting value: the same value each
+ * time the record is shown, and each time a write leaves it the same (`done`: what it shows then).
  */
-function fillFor(ctx: CallContext, record: WorldRecord): FieldFill {
+function fillFor(ctx: CallContext, record: WorldRecord, done = ""): FieldFill {
   const entity = ctx.store.entity(ctx.tool.entity);
   const id = String(record[entity.idField] ?? ctx.tool.tool.name);
   return (field, schema) =>
     valueFor(field, schema, {
-      rng: new Rng(ctx.world.seed, "answer", entity.name, id, field),
+      rng: new Rng(ctx.world.seed, "answer", entity.name, id, field, ...(done ? [done] : [])),
       entity: entity.name,
       isPerson: entity.isPerson,
       currency: typeof record.currency === "string" ? record.currency : "USD",

@@ -140,6 +140,11 @@ describe("a change that draws down a balance", () => {
     expect(outstanding()).toBeCloseTo(sum, 2);
     const rest = JSON.parse(pay(part.remaining_balance).content);
     expect(rest.remaining_balance).toBe(0);
+    // Each payment has a receipt of its own; the invoice holds none of them.
+    expect(rest.receipt_id).toEqual(expect.any(String));
+    expect(rest.receipt_id).not.toBe(part.receipt_id);
+    expect(model.tools.get("pay_invoice")?.makes).toEqual(["receipt_id"]);
+    expect(model.entities.get("invoice")?.fields.has("receipt_id")).toBe(false);
     expect(outstanding()).toBeCloseTo(sum - part.remaining_balance, 2);
     expect(invoices(world).find((i) => i.invoice_id === invoice.invoice_id)?.status).toBe("paid");
   });
