@@ -496,9 +496,10 @@ function requestText(
   const parts = [particle ? `${verb} ${particle}` : verb];
   if (id && isPerson(id))
     parts.push(`my ${nouns === entity.name || nouns === "" ? "details" : nouns}`);
-  else if (id)
-    parts.push(nouns === entity.name || nouns === "" ? named(id) : `the ${nouns} of ${named(id)}`);
-  else {
+  else if (id) {
+    const about = ownWordsLeft(words, entity);
+    parts.push(about === "" ? named(id) : `the ${about} of ${named(id)}`);
+  } else {
     // "transfer 200.00", "pay 45.00": money moved is said after the verb; an amount of something
     // else ("open a new payment plan") is said with its name, as the other details are.
     const moved = MASS_NOUNS.has(nouns) || MONEY_VERBS.has(tool.verb);
@@ -618,6 +619,25 @@ export function argumentPhrase(
   if (key === "date") return `on ${v}`;
   // The label is kept as typed, as in an answer: a typo must never hide which detail it is.
   return `with ${keep(spokenWords(key))} ${v}`;
+}
+
+/**
+ * What a tool's name says beyond its record: its words less the record's name and states, and a
+ * preposition left at the end (`return_delivered_order_items` on an order → "items";
+ * `cancel_draft_claim` → nothing; `add_documents_to_claim` → "documents").
+ */
+function ownWordsLeft(words: readonly string[], entity: EntityModel): string {
+  const own = new Set(
+    [
+      entity.name,
+      entity.collection,
+      ...entity.statuses.usable,
+      ...entity.statuses.terminal,
+    ].flatMap((w) => w.split("_")),
+  );
+  const left = words.filter((w) => !own.has(w));
+  while (left.length > 0 && PREPOSITION.test(left.at(-1) as string)) left.pop();
+  return left.join(" ");
 }
 
 /** Words after which a participle says what happened to a thing ("ordered by mistake"). */

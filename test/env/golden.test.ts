@@ -13,8 +13,8 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "e31baa03840717d1303b848342c0660f59d4939a8ec466c3293a3d906a48f66c",
-    meta: "8094cb03b53707b8850a4f95db6dc7474079f54483400ce4deafdfac64c84e36",
+    rows: "2300f3c45987e07f73b47efa05a1de24ae882fc1004700aa2b64dc3900e3482a",
+    meta: "73128f35eda0b4de2f92071e507ca601954baa5db1a2570941ec8abc8d04a303",
   },
   "personal-finance": {
     rows: "c091fcb9e0bbbbfdd0ca7b616bdb48d5a10b0b0f27c7c2cd38561c0903f570e8",
