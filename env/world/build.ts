@@ -10,7 +10,7 @@ import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { heldAsDrawn, totalOwed } from "./draws.ts";
-import { type Identity, identityKey } from "./identity.ts";
+import { type Identity, identityKey, PLACE_DETAILS } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { patternCheck } from "./pattern.ts";
@@ -29,6 +29,7 @@ import {
   type Whereabouts,
   worldCurrency,
 } from "./values.ts";
+import { PLACES } from "./vocabulary.ts";
 
 /** A built world: its records, what the person holds, and the description a row keeps. */
 export interface BuiltWorld {
@@ -123,21 +124,33 @@ class RecordMaker {
     for (const entity of this.model.entities.values()) {
       // A catalog's children (a therapist's slots) are made with their parents.
       if (!entity.catalog || !entity.seeded || entity.parent) continue;
+      // A record that says where it is (a store's address and zip) is somewhere, all of it in one place.
+      const placed = [...entity.fields.keys()].some(
+        (f) => /address$/.test(f) || PLACE_DETAILS.has(identityKey(f.toLowerCase()) ?? ""),
+      );
       // A closed set of ids keeps one free, for a world that duplicates a record of it.
       const n = Math.min(
         CATALOG_SIZE.least + this.rng.int(CATALOG_SIZE.more),
         Math.max(1, (entity.idFormat.values?.length ?? Number.POSITIVE_INFINITY) - 1),
       );
       for (let i = 0; i < n; i++) {
-        this.#place = i < 2 ? { zip, city, state, country } : null;
+        this.#place = i < 2 ? { zip, city, state, country } : placed ? this.#somewhere() : null;
         this.withChildren(entity, undefined, null);
       }
       this.#place = null;
     }
   }
 
-  /** Where the catalog record being made is, if it is local to the person. */
+  /** Where the catalog record being made is: near the person, or somewhere else. */
   #place: Whereabouts | null = null;
+
+  /** A place of this spec's people (whose postal codes its patterns accept). */
+  #somewhere(): Whereabouts {
+    const { zip, city, state, country } = this.rng.pick(
+      this.model.places.length > 0 ? this.model.places : PLACES,
+    );
+    return { zip, city, state, country };
+  }
 
   /** Root records a person owns (orders, accounts…) and their children (items, transactions…). */
   holdings(owner: { record: WorldRecord; identity: Identity }, isSubject: boolean): void {
@@ -176,6 +189,10 @@ class RecordMaker {
       for (let i = 0; i < n; i++) {
         const made = this.withChildren(child, identity, [entity.idField, record[entity.idField]]);
         if (child.statuses.usable.includes(record.status as string)) made.status = record.status;
+        // A child names its parent as the parent is named (a slot's `therapist_name`).
+        const named = `${entity.name}_name`;
+        if (typeof made[named] === "string" && typeof record.name === "string")
+          made[named] = record.name;
         children.push(made);
       }
       totalOf(record, children);

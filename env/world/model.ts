@@ -1107,9 +1107,10 @@ export class WorldModel {
     // Records filtered or shown by a person's details (a phone, a name, a date of birth) are someone's: not a catalog.
     const personal = (field: string) =>
       field !== "name" && PERSONAL_DETAILS.has(identityKey(snake(field)) ?? "");
+    // A phone among a record's fields is a place's as well (a store's, a clinic's); found by one, it is someone's.
     const byPerson =
       tools.some((t) => t.entity === entity.name && t.filters.some(personal)) ||
-      [...entity.fields.keys()].some(personal);
+      [...entity.fields.keys()].some((f) => personal(f) && identityKey(snake(f)) !== "phone");
     if (byPerson) return false;
     const browsed = tools.some(
       (t) =>

@@ -261,6 +261,9 @@ function nameRule(
     return (ctx) => ctx.owner?.name ?? someone(ctx.rng).name;
   if (/^(assignee|assigned_to|agent|technician|handler|rep|owner_name|manager)$/.test(field))
     return ({ rng }) => someone(rng).name;
+  // Someone at work, named in a record about them (a slot's `therapist_name`).
+  if (/_name$/.test(field) && STAFF.test(field.replace(/_name$/, "")))
+    return ({ rng }) => someone(rng).name;
   if (/^(subject|issue|problem|title)$/.test(field) && !/item|product/.test(entity))
     return ({ rng }) => rng.pick(ISSUES);
   if (field === "first_name")
@@ -268,7 +271,7 @@ function nameRule(
   if (field === "last_name")
     return (ctx) => (ctx.owner?.name ?? someone(ctx.rng).name).split(" ").slice(1).join(" ");
   if (/address$/.test(field) && !/email|(^|_)ip(_|$)/.test(field))
-    return (ctx) => ctx.owner?.address ?? address(ctx.rng);
+    return (ctx) => ctx.owner?.address ?? address(ctx.rng, ctx.place);
   if (field === "city") return ({ rng }) => rng.pick(CITIES)[0];
   if (/(^|_)(zip|postcode|postal_code|zip_code)$/.test(field))
     return ({ rng }) => rng.pick(CITIES)[1];
@@ -828,8 +831,13 @@ function lineItem(ctx: ValueContext): Record<string, unknown> {
 }
 
 /** What a record of a non-person entity is called: a product, a payee, an account's nickname. */
+/** Kinds of record that are people at work: a therapist is called by a person's name. */
+const STAFF =
+  /(^|_)(therapist|doctor|physician|dentist|nurse|pharmacist|adjuster|advisor|adviser|technician|engineer|instructor|trainer|coach|stylist|consultant|clinician|practitioner|counsel+or|lawyer|attorney|tutor|teacher|courier|driver|agent|specialist)$/;
+
 function labelFor(ctx: ValueContext): string {
   const { rng, entity } = ctx;
+  if (STAFF.test(entity)) return personIdentity(rng, 0).name;
   if (/item|product/.test(entity)) return rng.pick(PRODUCTS);
   if (/payee|biller|merchant/.test(entity)) return rng.pick(PAYEES);
   if (/account/.test(entity))
@@ -854,9 +862,10 @@ function categoryFor(ctx: ValueContext): string {
   return ctx.rng.pick(["standard", "express", "premium"]);
 }
 
-function address(rng: Rng): string {
-  const place = rng.pick(PLACES);
-  return `${1 + rng.int(240)} ${rng.pick(STREETS)}, ${place.city} ${place.zip}`;
+/** A street address, in the place given (a store near the person) or anywhere. */
+function address(rng: Rng, place?: Whereabouts): string {
+  const where = place ?? rng.pick(PLACES);
+  return `${1 + rng.int(240)} ${rng.pick(STREETS)}, ${where.city} ${where.zip}`;
 }
 
 function isoDate(rng: Rng, direction: 1 | -1): string {

@@ -150,6 +150,18 @@ describe("what a write makes", () => {
   it("a therapist's open slots are the catalog's too: anyone may book one, and the person picks one", () => {
     expect(model.entities.get("therapist")?.catalog).toBe(true);
     expect(model.entities.get("slot")?.catalog).toBe(true);
+    // A therapist is called by a person's name, and each slot names its own therapist so.
+    const clinic = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "book_appointment", world: "normal" }),
+    }).snapshot().collections;
+    const therapists = new Map(
+      (clinic.therapists ?? []).map((t) => [t.therapist_id, t.name as string]),
+    );
+    for (const name of therapists.values()) expect(name).toMatch(/^[A-Z][a-z]+ [A-Z][a-z'-]+/);
+    expect(clinic.slots?.length).toBeGreaterThan(0);
+    for (const slot of clinic.slots ?? [])
+      expect(slot.therapist_name).toBe(therapists.get(slot.therapist_id));
     for (let seed = 0; seed < 6; seed++) {
       const world = createWorld({
         spec: agent,
