@@ -120,7 +120,12 @@ export function renderStyled(text: string, style: Style, rng: Rng, opening = fal
     out = `${/^\s*(hi|hello|hey)\b/i.test(out) ? "" : "Hello! "}${out} Thank you.`;
   if (style.length === "clipped") out = clip(out);
   if (style.length === "run_on") out = runOn(out);
-  if (style.punctuation === "sparse") out = outside(out, (s) => s.replace(/[.,](?=\s|$)/g, ""));
+  // Sparse punctuation keeps the stop or comma that ends a kept value before more words: "with
+  // company name Indigo Company no more waiting" would make the words after it part of the name.
+  if (style.punctuation === "sparse")
+    out = outside(out, (s) =>
+      s.replace(/[.,](?=\s|$)/g, (mark, at: number) => (at === 0 && /^.\s+\S/.test(s) ? mark : "")),
+    );
   if (style.punctuation === "emphatic")
     out = outside(out, (s) =>
       s

@@ -13,15 +13,15 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "2300f3c45987e07f73b47efa05a1de24ae882fc1004700aa2b64dc3900e3482a",
+    rows: "cde0924af790214008e64871cb3548d5193589021043fa48dcbb9d446f86ae67",
     meta: "73128f35eda0b4de2f92071e507ca601954baa5db1a2570941ec8abc8d04a303",
   },
   "personal-finance": {
-    rows: "c091fcb9e0bbbbfdd0ca7b616bdb48d5a10b0b0f27c7c2cd38561c0903f570e8",
+    rows: "cedd3fd4902fb7db2340e895b9112b92f5c39d378b56240d243252fff8a49527",
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "2dbc254424d643d11e8d45b4a93a05037ba55affbd42a72d45f5763056e05750",
+    rows: "445468c6c5478245a8fb1e00771879292304d8376f5451a7af24cb008fbea18c",
     meta: "8f7e411341c166b9f04c36dbe3b147a9c888431adcb67f0634ce0cb9f359d62c",
   },
 };

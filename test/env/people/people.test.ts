@@ -101,6 +101,14 @@ describe("style", () => {
       "i need to cancel my order W1234567 for Amara.Ito@proton.me. it arrived damaged. please help.",
     );
     expect(renderStyled(text, { ...base, punctuation: "sparse" }, rng())).not.toMatch(/damaged\./);
+    // …but the stop that ends a kept value before more words stays: the words are no part of it.
+    expect(
+      renderStyled(
+        `Send the invoice, with company name ${keep("Indigo Company")}. No more waiting. I need it ${keep("today")}.`,
+        { ...base, punctuation: "sparse" },
+        rng(),
+      ),
+    ).toBe("Send the invoice with company name Indigo Company. No more waiting I need it today");
     expect(renderStyled(text, { ...base, punctuation: "emphatic" }, rng())).toMatch(/help!$/);
     expect(
       renderStyled(text, { ...base, length: "clipped" }, rng()).split(/(?<=[.!?])\s/).length,
