@@ -2,6 +2,7 @@ import { Rng } from "../rng.ts";
 import { type InputIssue, SpecError } from "../util/errors.ts";
 import { regexLiteral, tokenMatches } from "../util/regex.ts";
 import { isoDay } from "./dates.ts";
+import { digitsDrawn, EXAMPLE } from "./examples.ts";
 import { fromPattern, patternCheck } from "./pattern.ts";
 import { digits, uuid } from "./values.ts";
 
@@ -51,19 +52,6 @@ export interface IdFormat {
    * shape made, and what a parameter said of it. Absent when the ids fit.
    */
   unfit?: string;
-}
-
-/** An example in a description: "such as W2378156", "e.g. '#W0000000'", "e.g. ACC 4410 2231". */
-const EXAMPLE =
-  /(?:such as|e\.g\.,?|for example,?|for instance,?|like|example:|format:?)\s*[`"']?(#?[A-Za-z0-9][A-Za-z0-9_-]{1,30}[A-Za-z0-9](?: [A-Z0-9]{0,8}\d[A-Z0-9]{0,8}){0,3})/i;
-/** Makes ids of an example's shape: its other characters kept, each digit drawn afresh in turn. */
-function digitsDrawn(example: string): (rng: Rng) => string {
-  const between = example.split(/\d/);
-  return (rng) => {
-    let out = between[0] as string;
-    for (let i = 1; i < between.length; i++) out += String(rng.int(10)) + between[i];
-    return out;
-  };
 }
 
 /** Fewest digits an identifier gets, so that a world has room for thousands of distinct ones. */

@@ -4,6 +4,7 @@ import { keyed } from "../util/lookup.ts";
 import { memoized } from "../util/memo.ts";
 import { snake } from "../util/names.ts";
 import { isoDay, isoSecond } from "./dates.ts";
+import { exampleCode } from "./examples.ts";
 import {
   fitDetail,
   type Identity,
@@ -138,6 +139,11 @@ export function valueFor(
   }
   const formatted = s.format ? byFormat(s.format, ctx.rng) : undefined;
   if (formatted !== undefined) return formatted;
+  // A code whose description shows one ("meter serial, e.g. 'E11Z093341'") takes its shape.
+  if ((type === undefined || type === "string") && detail === null && s.description) {
+    const code = exampleCode(s.description);
+    if (code) return code(ctx.rng);
+  }
   if (type === "object" && s.properties) {
     // No prototype: a nested field a schema names `__proto__` is a field like any other.
     const out: Record<string, unknown> = keyed();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { Rng } from "../../../env/rng.ts";
+import { exampleCode } from "../../../env/world/examples.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import { placeholderReason } from "../../../env/world/placeholders.ts";
@@ -321,5 +322,43 @@ describe("a stay", () => {
       }
     }
     expect(stays).toBeGreaterThan(10);
+  });
+});
+
+describe("a value whose description shows an example", () => {
+  const ctx = () => ({
+    rng: new Rng(5, "example"),
+    entity: "account",
+    isPerson: false,
+    currency: "GBP",
+  });
+  const made = (field: string, description: string) =>
+    valueFor(field, { type: "string", description }, ctx());
+
+  it("takes the example's shape where it is a code: its letters kept, its digits drawn", () => {
+    expect(
+      made(
+        "meter_serial",
+        "Meter serial number as returned by get_meter_details, e.g. 'E11Z093341'.",
+      ),
+    ).toMatch(/^E\d{2}Z\d{6}$/);
+    expect(made("vat_number", "The company's VAT number, e.g. PT123456789.")).toMatch(/^PT\d{9}$/);
+    expect(made("reference", "A bank reference such as ACC 4410 2231.")).toMatch(
+      /^ACC \d{4} \d{4}$/,
+    );
+  });
+
+  it("is no code where the example is a name with a figure, a date, a time or an amount", () => {
+    expect(
+      made("medication_name", "Medication name and strength, e.g. 'lisinopril 10mg'."),
+    ).not.toMatch(/lisinopril/);
+    for (const description of [
+      "Medication name and strength, e.g. 'lisinopril 10mg'.",
+      "The day it starts, e.g. 2025-03-14.",
+      "The hour, e.g. 09:30.",
+      "A cap, e.g. 45.00.",
+      "Short description in the patient's words, e.g. 'right knee pain after running'.",
+    ])
+      expect(exampleCode(description)).toBeNull();
   });
 });
