@@ -4,6 +4,7 @@ import { composedByAgent } from "../text/agent-written.ts";
 import { isVerb } from "../tools.ts";
 import { keyed, lookup } from "../util/lookup.ts";
 import { snake, spokenWords } from "../util/names.ts";
+import { dayWithin, outsideWindow } from "../world/date-windows.ts";
 import {
   detailKey,
   fitDetail,
@@ -179,6 +180,10 @@ export function goalOf(world: World, rng: Rng): Goal {
     else args[param] = objectFor(world, tool, param, schema, rng, entity);
   }
   datesInOrder(args);
+  // A day the tool bounds around today is one it takes (a meter reading of the last fortnight).
+  for (const [param, window] of tool.dateWindows)
+    if (args[param] !== undefined && outsideWindow(args[param], window))
+      args[param] = dayWithin(window, rng);
   const goal: Goal = {
     tool: tool.tool.name,
     arguments: args,

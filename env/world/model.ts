@@ -9,6 +9,7 @@ import { lookup } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
 import { regexLiteral } from "../util/regex.ts";
 import { type AnswerShape, answerShape, isOutcomeField } from "./answer-shape.ts";
+import { type DateWindow, dateWindowsOf } from "./date-windows.ts";
 import { identityKey, PERSONAL_DETAILS, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
 import { readsOneRecord } from "./one-record.ts";
@@ -122,6 +123,8 @@ export interface ToolModel {
   toggles: { field: string; on: boolean } | null;
   /** change: what its answer shows that it makes each time (a payment's `receipt_id`), no field of its record. */
   makes: string[];
+  /** Date arguments bounded around today ("no more than 14 days in the past"), by parameter. */
+  dateWindows: Map<string, DateWindow>;
   statusAfter: string | null;
   /** change: the states of its record it acts in, read from its name and description. */
   requires: Requirement | null;
@@ -592,6 +595,7 @@ export class WorldModel {
       adds: new Set(),
       toggles: null,
       makes: [],
+      dateWindows: dateWindowsOf(tool),
       statusAfter: null,
       requires: null,
       filters: [],

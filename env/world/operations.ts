@@ -5,6 +5,7 @@ import { fnv1a } from "../util/hash.ts";
 import { snake } from "../util/names.ts";
 import { type FieldFill, fitAnswer } from "./answer-shape.ts";
 import { calculate, formatResult } from "./calculator.ts";
+import { outsideWindow } from "./date-windows.ts";
 import { drawDown, drawnRecord } from "./draws.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import {
@@ -74,6 +75,16 @@ export function perform(
       { argument: tool.amountParam, value: amount },
     );
   }
+  // A write takes a day inside the window its tool sets around today.
+  if (tool.kind === "change" || tool.kind === "create")
+    for (const [param, window] of tool.dateWindows) {
+      const outside = outsideWindow(args[param], window);
+      if (outside)
+        return refuse("invalid_date", `${param} ${String(args[param])} is ${outside}`, {
+          argument: param,
+          value: args[param],
+        });
+    }
   switch (ctx.tool.kind) {
     case "read_one":
       return readOne(ctx);
