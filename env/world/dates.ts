@@ -1,4 +1,7 @@
-const DAY = 86_400_000;
+/** The world's fixed "today": every date is relative to it, so output never depends on the clock. */
+export const WORLD_TODAY = Date.UTC(2026, 5, 15);
+/** A day in milliseconds. */
+export const DAY = 86_400_000;
 /** Dates already written, by day since 1970: a world writes the same few hundred days again and again. */
 const days = new Map<number, string>();
 

@@ -6,6 +6,7 @@ import { snake } from "../util/names.ts";
 import { type FieldFill, fitAnswer } from "./answer-shape.ts";
 import { calculate, formatResult } from "./calculator.ts";
 import { outsideWindow } from "./date-windows.ts";
+import { WORLD_TODAY } from "./dates.ts";
 import { drawDown, drawnRecord } from "./draws.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import {
@@ -19,14 +20,7 @@ import {
 import { moveSpanEnds } from "./spans.ts";
 import { inState, meets, stateAfter, statusKey } from "./statuses.ts";
 import { newestFirst, newRecord, type Store } from "./store.ts";
-import {
-  creationAliases,
-  isCatchAll,
-  type SchemaFragment,
-  singular,
-  valueFor,
-  WORLD_TODAY,
-} from "./values.ts";
+import { creationAliases, isCatchAll, type SchemaFragment, singular, valueFor } from "./values.ts";
 import { DELETE_VERBS, REVIVING_VERBS } from "./vocabulary.ts";
 
 /** A tool's answer before faults: JSON of the result, or the refusal the world says. */

@@ -3,7 +3,7 @@ import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import { memoized } from "../util/memo.ts";
 import { snake } from "../util/names.ts";
-import { isoDay, isoSecond } from "./dates.ts";
+import { DAY, isoDay, isoSecond, WORLD_TODAY } from "./dates.ts";
 import { exampleCode } from "./examples.ts";
 import {
   fitDetail,
@@ -52,10 +52,6 @@ export interface SchemaFragment {
   multipleOf?: number;
   description?: string;
 }
-
-/** The world's fixed "today": every date is relative to it, so output never depends on the clock. */
-export const WORLD_TODAY = Date.UTC(2026, 5, 15);
-const DAY = 86_400_000;
 
 /** What a value is generated for: the stream, the entity, and the owner whose details it may copy. */
 export interface ValueContext {

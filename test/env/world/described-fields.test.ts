@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { Rng } from "../../../env/rng.ts";
+import { WORLD_TODAY } from "../../../env/world/dates.ts";
 import { exampleCode } from "../../../env/world/examples.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
@@ -346,6 +347,22 @@ describe("a value whose description shows an example", () => {
     expect(made("reference", "A bank reference such as ACC 4410 2231.")).toMatch(
       /^ACC \d{4} \d{4}$/,
     );
+  });
+
+  it("keeps a year a year and a day a day where more digits follow them", () => {
+    const rng = new Rng(3, "dated");
+    for (let n = 0; n < 20; n++) {
+      expect(
+        (exampleCode("Invoice numbers look like 'INV-2025-004417'.") as (r: Rng) => string)(rng),
+      ).toMatch(/^INV-(2025|2026)-\d{6}$/);
+      const slot = (exampleCode("Slot id, e.g. 'SL-20250314-0930-T07'.") as (r: Rng) => string)(
+        rng,
+      );
+      const day = /^SL-(\d{4})(\d{2})(\d{2})-\d{4}-T\d{2}$/.exec(slot);
+      expect(day).not.toBeNull();
+      const at = Date.UTC(Number(day?.[1]), Number(day?.[2]) - 1, Number(day?.[3]));
+      expect(Math.abs(at - WORLD_TODAY)).toBeLessThanOrEqual(120 * 86_400_000);
+    }
   });
 
   it("is no code where the example is a name with a figure, a date, a time or an amount", () => {

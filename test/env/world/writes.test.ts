@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { goalOf } from "../../../env/people/goal.ts";
 import { Rng } from "../../../env/rng.ts";
+import { WORLD_TODAY } from "../../../env/world/dates.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
-import { WORLD_TODAY } from "../../../env/world/values.ts";
 import { situationOf } from "../../fixtures/situations.ts";
 import { mcpTool } from "../../support/specs.ts";
 
