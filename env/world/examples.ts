@@ -12,17 +12,25 @@ export const EXAMPLE =
  */
 export function digitsDrawn(example: string): (rng: Rng) => string {
   const parts = example.split(/(\d+)/);
-  // Only a run with digits after it is read as a date: those keep the ids many ("ORD-20250318"
-  // alone may be any number).
-  const last = parts.length - 2;
+  // Only a run with enough digits after it is read as a date: those keep the ids many
+  // ("ORD-20250318" alone may be any number).
+  const after = (i: number) =>
+    parts
+      .slice(i + 1)
+      .join("")
+      .replace(/\D/g, "").length;
+  const dated = parts.map((_, i) => i % 2 === 1 && after(i) >= DIGITS_AFTER_A_DATE);
   return (rng) => {
     let out = "";
     for (let i = 0; i < parts.length; i++)
-      out += i % 2 === 0 ? (parts[i] as string) : drawnRun(parts[i] as string, rng, i < last);
+      out +=
+        i % 2 === 0 ? (parts[i] as string) : drawnRun(parts[i] as string, rng, dated[i] === true);
     return out;
   };
 }
 
+/** Digits a shape holds after a year or a day before it keeps them as such: room for thousands of ids. */
+const DIGITS_AFTER_A_DATE = 4;
 /** Days either side of today a day in an id falls on. */
 const DAYS_AROUND = 120;
 

@@ -365,6 +365,17 @@ describe("a value whose description shows an example", () => {
     }
   });
 
+  it("keeps the digits of a lone run or one with few digits after it free, so ids stay many", () => {
+    const rng = new Rng(4, "free");
+    for (const example of ["e.g. 'ORD-20250318'", "e.g. 'SLOT-20240614-AM-3'"]) {
+      const make = exampleCode(example) as (r: Rng) => string;
+      const leads = new Set(
+        Array.from({ length: 30 }, () => make(rng).replace(/\D/g, "").slice(0, 4)),
+      );
+      expect(leads.size).toBeGreaterThan(10);
+    }
+  });
+
   it("is no code where the example is a name with a figure, a date, a time or an amount", () => {
     expect(
       made("medication_name", "Medication name and strength, e.g. 'lisinopril 10mg'."),
