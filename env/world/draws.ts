@@ -73,6 +73,22 @@ export function drawDown(store: Store, draw: Draw, record: WorldRecord, by: numb
   } else store.changed(entity.name, changed);
 }
 
+/** The fields a charge is held in, first to last: what a count spent comes off. */
+const CHARGE = ["total", "total_price", "total_amount", "amount_due", "balance_due", "price"];
+
+/**
+ * Takes what a count spent is worth off the changed record's charge ("1,000 points = 5.00 off"),
+ * never below nothing; returns what came off.
+ */
+export function spentOff(draw: Draw, changed: WorldRecord, spent: number): number {
+  const field = CHARGE.find((f) => typeof changed[f] === "number");
+  if (!draw.worth || !field) return 0;
+  const charge = changed[field] as number;
+  const off = Math.min(charge, Math.round((spent / draw.worth.per) * draw.worth.off * 100) / 100);
+  changed[field] = Math.round((charge - off) * 100) / 100;
+  return off;
+}
+
 /** Lowers the totals of what the paid record's owner owes (a patient's `outstanding_balance`). */
 function owedByOwner(store: Store, draw: Draw, record: WorldRecord, by: number): void {
   const person = store.model.person;

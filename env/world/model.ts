@@ -161,6 +161,23 @@ export interface Draw {
   field: string;
   /** Whether the record drawn on is the one changed; else it is the person's record of `entity`. */
   onTarget: boolean;
+  /** What a count spent takes off the changed record's total, where the tool says ("1,000 points = 5.00 off"). */
+  worth?: { per: number; off: number };
+}
+
+/** "1,000 points = 5.00 off", "100 points are worth $1", "500 miles for 10.00". */
+const WORTH =
+  /\b(\d{1,3}(?:,\d{3}){1,3}|\d{1,7})\s+([a-z]{1,20})\s*(?:=|are worth|is worth|for|gives?|buys?)\s*[$£€]?\s?(\d{1,7}(?:\.\d{1,2})?)\b/gi;
+
+/** What a count of `unit` (points, miles) is worth off a charge, as a description says it. */
+function worthOf(description: string, unit: string): { per: number; off: number } | undefined {
+  for (const m of description.matchAll(WORTH)) {
+    if (!(m[2] as string).toLowerCase().startsWith(unit.toLowerCase().replace(/s$/, ""))) continue;
+    const per = Number((m[1] as string).replace(/,/g, ""));
+    const off = Number(m[3]);
+    if (per > 0 && off > 0) return { per, off };
+  }
+  return undefined;
 }
 
 /** Whether a description speaks of an entity's records by name ("for an appointment"). */
@@ -993,7 +1010,14 @@ export class WorldModel {
         );
         if (!holder) continue;
         const field = names.find((n) => holder.fields.has(n)) as string;
-        model.draws = { param, entity: holder.name, field, onTarget: false };
+        const worth = worthOf(model.tool.description, spent);
+        model.draws = {
+          param,
+          entity: holder.name,
+          field,
+          onTarget: false,
+          ...(worth ? { worth } : {}),
+        };
         const least = Math.max(holder.drawn.get(field)?.least ?? 0, leastDrawn(schema));
         holder.drawn.set(field, { owed: false, least });
         break;

@@ -7,7 +7,7 @@ import { type FieldFill, fitAnswer } from "./answer-shape.ts";
 import { calculate, formatResult } from "./calculator.ts";
 import { outsideWindow } from "./date-windows.ts";
 import { WORLD_TODAY } from "./dates.ts";
-import { drawDown, drawnRecord } from "./draws.ts";
+import { drawDown, drawnRecord, spentOff } from "./draws.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import {
   answersOne,
@@ -427,7 +427,10 @@ function change(ctx: CallContext): Outcome {
     if (given.length > 0) changed[tool.composes.field] = given.join(", ");
   }
   if (tool.statusAfter) changed.status = stateAfter(entity.statuses, tool.statusAfter, args);
-  if (drawing) drawDown(store, draw, draw.onTarget ? changed : drawn, wanted);
+  if (drawing) {
+    drawDown(store, draw, draw.onTarget ? changed : drawn, wanted);
+    if (!draw.onTarget) spentOff(draw, changed, wanted);
+  }
   changed.updated_at = TODAY_TIME;
   store.changed(entity.name, changed);
   return { ok: true, json: JSON.stringify(shownOf(ctx, changed, true)) };

@@ -74,11 +74,15 @@ const BALANCES = {
       ["appointment_id"],
       { appointment_id: { type: "string" }, total: { type: "number" } },
     ),
-    mcpTool("redeem_points", "Redeem loyalty points against an upcoming appointment.", {
-      patient_id: { type: "string" },
-      appointment_id: { type: "string" },
-      points: { type: "integer", minimum: 1000, multipleOf: 1000 },
-    }),
+    mcpTool(
+      "redeem_points",
+      "Redeem loyalty points against an upcoming appointment. 1,000 points = 5.00 off.",
+      {
+        patient_id: { type: "string" },
+        appointment_id: { type: "string" },
+        points: { type: "integer", minimum: 1000, multipleOf: 1000 },
+      },
+    ),
   ],
 };
 
@@ -98,6 +102,7 @@ describe("a change that draws down a balance", () => {
       entity: "loyalty_account",
       field: "points_balance",
       onTarget: false,
+      worth: { per: 1000, off: 5 },
     });
     // A bare amount is written as the answer shows it, not as `pay_amount`.
     expect(model.tools.get("pay_invoice")?.sets.get("amount")).toBe("amount_charged");
@@ -185,8 +190,17 @@ describe("a change that draws down a balance", () => {
         world.call("redeem_points", { ...goal, points: held - (held % 1000) + 1000 }).content,
       );
       expect(over).toMatchObject({ error: "insufficient_balance", points_balance: held });
+      const total = () =>
+        JSON.parse(
+          world.call("get_appointment", {
+            appointment_id: (goal as { appointment_id?: string }).appointment_id,
+          }).content,
+        ).total as number;
+      const before = total();
       expect(world.call("redeem_points", goal).ok).toBe(true);
       expect(balance()).toBe(held - goal.points);
+      // What the points are worth comes off the appointment's total, never below nothing.
+      expect(total()).toBeCloseTo(Math.max(0, before - (goal.points / 1000) * 5), 2);
     }
   });
 });
