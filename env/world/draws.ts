@@ -74,7 +74,14 @@ export function drawDown(store: Store, draw: Draw, record: WorldRecord, by: numb
 }
 
 /** The fields a charge is held in, first to last: what a count spent comes off. */
-const CHARGE = ["total", "total_price", "total_amount", "amount_due", "balance_due", "price"];
+export const CHARGE = [
+  "total",
+  "total_price",
+  "total_amount",
+  "amount_due",
+  "balance_due",
+  "price",
+];
 
 /**
  * Takes what a count spent is worth off the changed record's charge ("1,000 points = 5.00 off"),

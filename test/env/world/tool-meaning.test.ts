@@ -316,6 +316,7 @@ describe("a change that gives a field's next value", () => {
         check_out: { type: "string", format: "date" },
         start_date: { type: "string", format: "date" },
         end_date: { type: "string", format: "date" },
+        total: { type: "number" },
         status: { type: "string", enum: ["confirmed", "cancelled"] },
       }),
       mcpTool("change_booking_dates", "Move a booking to new dates.", {
@@ -350,6 +351,9 @@ describe("a change that gives a field's next value", () => {
     const after = JSON.parse(world.call("get_booking", { booking_id }).content);
     expect(after).toMatchObject({ check_in: "2026-09-10", check_out: "2026-09-14" });
     expect(after).not.toHaveProperty("new_check_in");
+    // A stay made longer or shorter costs in proportion to its nights.
+    const nights = days(before.check_in, before.check_out);
+    expect(after.total).toBeCloseTo((before.total * 4) / nights, 1);
 
     expect(world.call("reschedule_booking", { booking_id, new_start_date: "2026-10-01" }).ok).toBe(
       true,
@@ -357,6 +361,8 @@ describe("a change that gives a field's next value", () => {
     const tour = JSON.parse(world.call("get_booking", { booking_id }).content);
     expect(tour.start_date).toBe("2026-10-01");
     expect(days(tour.start_date, tour.end_date)).toBe(days(before.start_date, before.end_date));
+    // Moved whole, it costs the same.
+    expect(tour.total).toBe(after.total);
   });
 
   it("is kept beside the field when another argument of the tool sets that field itself", () => {
