@@ -1512,11 +1512,14 @@ class ScriptedSession implements AgentSession {
     return personal ?? null;
   }
 
-  /** The read_one tool of the entity a change acts on. */
+  /**
+   * The tool that reads back the record a change acts on: a read of one record, else a list that
+   * holds it and can be called now, its owner's id filled from what the answers showed (an
+   * appointment among a patient's).
+   */
   #reader(tool: ToolModel): ToolModel | undefined {
     if (tool.kind !== "change" || !tool.idParam) return undefined;
     const tools = [...this.#model.tools.values()];
-    // Without a read of one record, the list that holds it (an appointment among a patient's).
     return (
       tools.find(
         (t) =>

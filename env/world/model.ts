@@ -14,12 +14,15 @@ import { identityKey, PERSONAL_DETAILS, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
 import { readsOneRecord } from "./one-record.ts";
 import {
+  QUOTED_STATE,
   type Requirement,
   requirementOf,
   STATUS_WORDS,
   type Statuses,
+  statesListed,
   statusesOf,
   statusKey,
+  statusViewsOf,
 } from "./statuses.ts";
 import { plural, type SchemaFragment, singular } from "./values.ts";
 import { type Place, STATUS_AFTER, STATUS_AFTER_NAMED } from "./vocabulary.ts";
@@ -1321,52 +1324,6 @@ export class WorldModel {
 
 /** The name of a thing's id or number (`receipt_id`, `confirmation_number`, `payment_ref`). */
 const MADE_ID = /(^|_)(id|number|no|ref|reference)$/;
-
-/** The states a sentence about status lists in quotes, when it lists two or more. */
-function statesListed(sentence: string): string[] {
-  if (!/\bstatus(es)?\b|\bstates?\b/i.test(sentence)) return [];
-  const quoted = [...sentence.matchAll(QUOTED_STATE)].map((q) => statusKey(q[1] as string));
-  return quoted.length >= 2 ? quoted : [];
-}
-
-/** A quoted word or three that may be a state: 'checked_in', "no show". */
-const QUOTED_STATE = /['"‘“]([a-z][a-z_ -]{1,28}[a-z])['"’”]/gi;
-/** A view's choice of the records still to come or under way, and one of those over. */
-const AHEAD_VIEW = /^(upcoming|future|current|ongoing|open|active|pending|scheduled)$/;
-const PAST_VIEW =
-  /^(past|previous|history|historical|closed|ended|finished|inactive|archived|old)$/;
-
-/**
- * The states each choice of a view filter lists: those its description names beside it
- * ("'upcoming' returns scheduled and confirmed appointments only"), else the usable states for a
- * choice of what is ahead and the final ones for what is over. A choice read as neither filters
- * nothing.
- */
-function statusViewsOf(
-  views: readonly { choices: string[]; description: string }[],
-  statuses: Statuses,
-): Map<string, string[]> {
-  const states = [...statuses.usable, ...statuses.terminal];
-  const out = new Map<string, string[]>();
-  for (const { choices, description } of views) {
-    const clauses = description.split(/(?<=[.;!?])\s+/);
-    for (const choice of choices) {
-      const own = clauses.filter((c) => {
-        const quoted = [...c.matchAll(QUOTED_STATE)].map((q) => statusKey(q[1] as string));
-        return quoted.length === 1 && quoted[0] === choice;
-      });
-      const named = states.filter((state) =>
-        own.some((c) =>
-          new RegExp(`\\b${regexLiteral(state).replace(/_/g, "[ _-]")}\\b`, "i").test(c),
-        ),
-      );
-      if (named.length > 0) out.set(choice, named);
-      else if (AHEAD_VIEW.test(choice)) out.set(choice, statuses.usable);
-      else if (PAST_VIEW.test(choice)) out.set(choice, statuses.terminal);
-    }
-  }
-  return out;
-}
 
 /**
  * The states a sentence names for a kind of record: the words after "status" ("in status

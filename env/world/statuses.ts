@@ -192,6 +192,52 @@ export function statusesOf(
   };
 }
 
+/** The states a sentence about status lists in quotes, when it lists two or more. */
+export function statesListed(sentence: string): string[] {
+  if (!/\bstatus(es)?\b|\bstates?\b/i.test(sentence)) return [];
+  const quoted = [...sentence.matchAll(QUOTED_STATE)].map((q) => statusKey(q[1] as string));
+  return quoted.length >= 2 ? quoted : [];
+}
+
+/** A quoted word or three that may be a state: 'checked_in', "no show". */
+export const QUOTED_STATE = /['"‘“]([a-z][a-z_ -]{1,28}[a-z])['"’”]/gi;
+/** A view's choice of the records still to come or under way, and one of those over. */
+const AHEAD_VIEW = /^(upcoming|future|current|ongoing|open|active|pending|scheduled)$/;
+const PAST_VIEW =
+  /^(past|previous|history|historical|closed|ended|finished|inactive|archived|old)$/;
+
+/**
+ * The states each choice of a view filter lists: those its description names beside it
+ * ("'upcoming' returns scheduled and confirmed appointments only"), else the usable states for a
+ * choice of what is ahead and the final ones for what is over. A choice read as neither filters
+ * nothing.
+ */
+export function statusViewsOf(
+  views: readonly { choices: string[]; description: string }[],
+  statuses: Statuses,
+): Map<string, string[]> {
+  const states = [...statuses.usable, ...statuses.terminal];
+  const out = new Map<string, string[]>();
+  for (const { choices, description } of views) {
+    const clauses = description.split(/(?<=[.;!?])\s+/);
+    for (const choice of choices) {
+      const own = clauses.filter((c) => {
+        const quoted = [...c.matchAll(QUOTED_STATE)].map((q) => statusKey(q[1] as string));
+        return quoted.length === 1 && quoted[0] === choice;
+      });
+      const named = states.filter((state) =>
+        own.some((c) =>
+          new RegExp(`\\b${regexLiteral(state).replace(/_/g, "[ _-]")}\\b`, "i").test(c),
+        ),
+      );
+      if (named.length > 0) out.set(choice, named);
+      else if (AHEAD_VIEW.test(choice)) out.set(choice, statuses.usable);
+      else if (PAST_VIEW.test(choice)) out.set(choice, statuses.terminal);
+    }
+  }
+  return out;
+}
+
 const NEGATED =
   /\b(not|never|no longer|cannot|can'?t|isn'?t|aren'?t|won'?t|unless|except|fails?|refused?|rejects?|only once .* not)\b|\b\w+n['’]t\b/i;
 /** A clause saying what the call leaves the record in, not what it needs ("is created in 'draft' status"). */
