@@ -827,6 +827,41 @@ describe("someone new", () => {
   });
 });
 
+/** What the person says to doubt a report: the agent should read the record back. */
+const DOUBT =
+  "Are you sure it actually went through? Can you double-check and tell me what the system shows?";
+
+/**
+ * Answers the write call the conversation ends with, takes the agent's report, doubts it, answers
+ * the read the agent makes then with `readBack`, and returns that read and what the agent said.
+ */
+async function doubtedWrite(
+  session: Awaited<ReturnType<typeof scripted>>["session"],
+  conversation: ChatMessage[],
+  written: string,
+  readBack: (name: string) => string,
+) {
+  const call = (conversation.at(-1) as AssistantMessage).tool_calls?.[0];
+  conversation.push({
+    role: "tool",
+    tool_call_id: call?.id ?? "call",
+    name: call?.function.name ?? "",
+    content: written,
+  });
+  conversation.push((await session.respond(conversation)).message);
+  conversation.push({ role: "user", content: DOUBT });
+  const read = (await session.respond(conversation)).message;
+  conversation.push(read);
+  const reader = read.tool_calls?.[0]?.function;
+  conversation.push({
+    role: "tool",
+    tool_call_id: read.tool_calls?.[0]?.id ?? "call",
+    name: reader?.name ?? "",
+    content: readBack(reader?.name ?? ""),
+  });
+  return { reader, said: (await session.respond(conversation)).message.content ?? "" };
+}
+
 describe("a doubt after a write, checked by reading the record again", () => {
   const agent = Agent.from({
     name: "meters",
@@ -857,8 +892,6 @@ describe("a doubt after a write, checked by reading the record again", () => {
       }),
     ],
   });
-  const doubt =
-    "Are you sure it actually went through? Can you double-check and tell me what the system shows?";
   const checked = async (opening: string, written: string) => {
     const account =
       '{"account_id":"ACC-104233","balance":12.5,"direct_debit":{"monthly_amount_gbp":80,"collection_day":1}}';
@@ -877,25 +910,10 @@ describe("a doubt after a write, checked by reading the record again", () => {
       until: (name) => name !== "get_account",
       steps: 6,
     });
-    const call = (conversation.at(-1) as AssistantMessage).tool_calls?.[0];
-    conversation.push({
-      role: "tool",
-      tool_call_id: call?.id ?? "call",
-      name: call?.function.name ?? "",
-      content: written,
-    });
-    conversation.push((await session.respond(conversation)).message);
-    conversation.push({ role: "user", content: doubt });
-    const read = (await session.respond(conversation)).message;
-    conversation.push(read);
-    conversation.push({
-      role: "tool",
-      tool_call_id: read.tool_calls?.[0]?.id ?? "call",
-      name: "get_account",
-      content: written.includes("61.5") ? account.replace("80", "61.5") : account,
-    });
-    const last = (await session.respond(conversation)).message.content ?? "";
-    return last;
+    const { said } = await doubtedWrite(session, conversation, written, () =>
+      written.includes("61.5") ? account.replace("80", "61.5") : account,
+    );
+    return said;
   };
 
   it("says what the write's own answer said when the record cannot show it (an account after a meter reading)", async () => {
@@ -952,35 +970,20 @@ describe("a doubt after a write, checked in the list that holds the record", () 
       }),
     ],
   });
-  const doubt =
-    "Are you sure it actually went through? Can you double-check and tell me what the system shows?";
   const afterDoubt = async (opening: string, written: string, listed: string) => {
-    const { session, conversation, calls } = await scripted(agent, opening, {
+    const { session, conversation } = await scripted(agent, opening, {
       tools: {},
       replies: [[/go ahead/i, "Yes, go ahead."]],
       until: (name) => name.startsWith("cancel") || name.startsWith("remove"),
       steps: 4,
     });
-    const call = (conversation.at(-1) as AssistantMessage).tool_calls?.[0];
-    conversation.push({
-      role: "tool",
-      tool_call_id: call?.id ?? "call",
-      name: call?.function.name ?? "",
-      content: written,
-    });
-    conversation.push((await session.respond(conversation)).message);
-    conversation.push({ role: "user", content: doubt });
-    const read = (await session.respond(conversation)).message;
-    conversation.push(read);
-    const lister = read.tool_calls?.[0]?.function;
-    conversation.push({
-      role: "tool",
-      tool_call_id: read.tool_calls?.[0]?.id ?? "call",
-      name: lister?.name ?? "",
-      content: listed,
-    });
-    const said = (await session.respond(conversation)).message.content ?? "";
-    return { written: calls.at(-1), lister, said };
+    const { reader: lister, said } = await doubtedWrite(
+      session,
+      conversation,
+      written,
+      () => listed,
+    );
+    return { lister, said };
   };
 
   it("lists the owner's records with the owner the write's answer showed, and tells the record written", async () => {
