@@ -459,8 +459,17 @@ class ScriptedSession implements AgentSession {
       target !== undefined &&
       !this.#read.has(String(target)) &&
       this.#missing(reader).length === 0
-    )
+    ) {
+      // A list just read with the same arguments showed the record (the one the person picked
+      // from it): what it showed of its state is known, and is not read again.
+      if (
+        reader.kind === "read_many" &&
+        this.#made.has(this.#callKey(reader)) &&
+        this.#seen.get(tool.entity)?.has(String(target))
+      )
+        return this.#afterRead(reader, null, null, conversation);
       return this.#call(reader, "read");
+    }
 
     this.#fillFromSeen(tool);
     const missing = this.#missing(tool);

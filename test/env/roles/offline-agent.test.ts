@@ -618,6 +618,31 @@ describe("finding who the person is", () => {
     expect(message.content).toMatch(/found no account|no account that matches/);
   });
 
+  it("takes the lookup that found the person for the read of their record a change needs, not making it twice", async () => {
+    const insurance = await Agent.load("test/fixtures/specs/insurance-claims.json");
+    const found = {
+      policyholders: [
+        { policyholder_id: "PH-2156802", full_name: "Soren Schmidt", date_of_birth: "1955-03-26" },
+      ],
+      count: 1,
+      total: 1,
+    };
+    const { called } = await scripted(
+      insurance,
+      "i want to change my payout bank details, with policyholder id PH-2156802.",
+      {
+        tools: { find_policyholder: JSON.stringify(found) },
+        replies: [
+          [/go ahead/, "yes, do it."],
+          [/full name/, "name Soren Schmidt, date of birth 1955-03-26"],
+          [/sort code/, "sort code 79-6940, account number 67144521"],
+        ],
+        until: (name) => name === "update_payout_bank_details",
+      },
+    );
+    expect(called).toEqual(["find_policyholder", "update_payout_bank_details"]);
+  });
+
   it("reads which of the records listed the person means, a typo in 'first' too", async () => {
     const workspaces = await Agent.load("test/fixtures/specs/saas-admin.json");
     const ids = ["ws_Pvb54LeX", "ws_DgrYbzzP", "ws_qolh4BsL"];
