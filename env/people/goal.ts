@@ -187,7 +187,7 @@ export function goalOf(world: World, rng: Rng): Goal {
   const goal: Goal = {
     tool: tool.tool.name,
     arguments: args,
-    text: requestText(tool, entity, args, world.model),
+    text: requestText(tool, entity, args, world.model, whoElse(world, tool, args)),
   };
   // Two identical records (the duplicate_records world): the person means one, not knowing its id;
   // either is the goal, and the call that would do it names one of them.
@@ -443,7 +443,14 @@ export function openingRequest(world: World, goal: Goal): string {
           (held(param) || !tool.idEntities.has(param))),
     ),
   );
-  return requestText(tool, entity, kept, world.model);
+  return requestText(tool, entity, kept, world.model, whoElse(world, tool, kept));
+}
+
+/** Someone else a change is about whose id the request lacks, as the person knows them ("the user Aiko Reyes"). */
+function whoElse(world: World, tool: ToolModel, args: Record<string, unknown>): string | undefined {
+  return tool.another && tool.idParam && args[tool.idParam] === undefined
+    ? world.person.about
+    : undefined;
 }
 
 /** "cancel my order W1234567 because it arrived damaged", with every value kept verbatim. */
@@ -452,6 +459,7 @@ function requestText(
   entity: EntityModel,
   args: Record<string, unknown>,
   model: WorldModel,
+  who?: string,
 ): string {
   if (tool.kind === "handoff") {
     // A desk chosen from a list ("collections") is part of asking for the right person.
@@ -482,13 +490,17 @@ function requestText(
   // A record of a catalog is nobody's: "the slot SL-…", never "my slot".
   const named = (param: string) => {
     const of = tool.idEntities.get(param) ?? tool.entity;
-    const whose = model.entities.get(of)?.catalog ? "the" : "my";
+    // …nor is someone else of the person's kind a change acts on ("the user usr_…").
+    const whose =
+      model.entities.get(of)?.catalog || (tool.another && param === tool.idParam) ? "the" : "my";
     return `${whose} ${of.replace(/_/g, " ")} ${keep(String(args[param]))}`;
   };
   const person = model.person.name;
   // The person's own id is who they are, said as a detail ("with guest id gst_09762"), never
   // "for my guest gst_09762".
-  const isPerson = (param: string) => (tool.idEntities.get(param) ?? tool.entity) === person;
+  const isPerson = (param: string) =>
+    (tool.idEntities.get(param) ?? tool.entity) === person &&
+    !(tool.another && param === tool.idParam);
   const whoIAm = (param: string) =>
     `with ${keep(spokenWords(snake(param)))} ${keep(String(args[param]))}`;
   const amount =
@@ -501,9 +513,10 @@ function requestText(
   const parts = [particle ? `${verb} ${particle}` : verb];
   if (id && isPerson(id))
     parts.push(`my ${nouns === entity.name || nouns === "" ? "details" : nouns}`);
-  else if (id) {
+  else if (id || who) {
     const about = ownWordsLeft(words, entity);
-    parts.push(about === "" ? named(id) : `the ${about} of ${named(id)}`);
+    const whom = id ? named(id) : keep(who as string);
+    parts.push(about === "" ? whom : `the ${about} of ${whom}`);
   } else {
     // "transfer 200.00", "pay 45.00": money moved is said after the verb; an amount of something
     // else ("open a new payment plan") is said with its name, as the other details are.

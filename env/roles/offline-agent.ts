@@ -601,15 +601,12 @@ class ScriptedSession implements AgentSession {
         t.idParam !== null &&
         this.#args.has(t.idParam) &&
         (t.tool.parameters.required ?? []).every(
-          (p) => t.verifies.includes(p) || this.#args.has(p),
+          (p) => t.verifies.includes(p) || this.#argsFor(t)[p] !== undefined,
         ),
     );
     if (!verifier) return null;
     // The same details checked again would fail again: that is a mismatch, not a new try.
-    const tried = JSON.stringify([
-      this.#args.get(verifier.idParam as string) ?? null,
-      ...verifier.verifies.map((p) => this.#args.get(p) ?? null),
-    ]);
+    const tried = JSON.stringify(this.#argsFor(verifier));
     if (this.#verifyTried.has(tried) && verifier.verifies.every((p) => this.#args.has(p))) {
       this.#verified = false;
       this.#pending = { kind: "reported" };
@@ -1001,7 +998,7 @@ class ScriptedSession implements AgentSession {
         this.#lastError = "invalid_state";
         const wanted = tool.requires?.statuses ?? [];
         return this.#say(
-          `I've checked your ${entity.name.replace(/_/g, " ")} ${String(target)}: it is ${status.replace(/_/g, " ")}, so I can't ${verbPhrase(tool)}${wanted.length > 0 ? ` (that's only possible while it is ${wanted.map((w) => w.replace(/_/g, " ")).join(" or ")})` : ""}. Is there anything else I can help you with?`,
+          `I've checked ${tool.another ? "the" : "your"} ${entity.name.replace(/_/g, " ")} ${String(target)}: it is ${status.replace(/_/g, " ")}, so I can't ${verbPhrase(tool)}${wanted.length > 0 ? ` (that's only possible while it is ${wanted.map((w) => w.replace(/_/g, " ")).join(" or ")})` : ""}. Is there anything else I can help you with?`,
         );
       }
     }
@@ -1045,7 +1042,7 @@ class ScriptedSession implements AgentSession {
   /** Arguments a tool's answers settled: the one id of an entity seen, the person's own id. */
   #fillFromSeen(tool: ToolModel): void {
     for (const [param, entityName] of tool.idEntities) {
-      if (this.#args.has(param)) continue;
+      if (this.#args.has(param) || this.#someoneElse(param)) continue;
       // A list of ids, or a replacement, is the person's to choose.
       if (tool.refs.some((r) => r.param === param && (r.many || r.role === "new"))) continue;
       const seen = this.#seen.get(entityName);
@@ -1062,9 +1059,14 @@ class ScriptedSession implements AgentSession {
   #setFor(entity: EntityModel, id: string): void {
     for (const tool of this.#model.tools.values())
       for (const [param, name] of tool.idEntities)
-        if (name === entity.name && !this.#args.has(param))
+        if (name === entity.name && !this.#args.has(param) && !this.#someoneElse(param))
           this.#args.set(param, entity.idFormat.numeric ? Number(id) : id);
     this.#saw(entity.name, id);
+  }
+
+  /** Whether a parameter names the one the request is about when that is not the person (a colleague). */
+  #someoneElse(param: string): boolean {
+    return this.#intent?.another === true && param === this.#intent.idParam;
   }
 
   /** Notes an id of an entity as real: a tool showed it or took it. */
@@ -1089,8 +1091,17 @@ class ScriptedSession implements AgentSession {
         .flatMap((m) => m.content.toLowerCase().split(/[^a-z0-9]+/))
         .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
     );
+    // Someone the request is about for the person is not the person (their own id, said for another argument).
+    const own = this.#someoneElse(param)
+      ? new Set(
+          [...tool.idEntities]
+            .filter(([p, e]) => p !== param && e === entity.name && this.#args.has(p))
+            .map(([p]) => String(this.#args.get(p))),
+        )
+      : new Set<string>();
     const scored = records
       .filter((r) => !this.#rejected.has(String(r[entity.idField])))
+      .filter((r) => !own.has(String(r[entity.idField])))
       .map((r) => ({
         r,
         score: new Set(
@@ -1236,8 +1247,9 @@ class ScriptedSession implements AgentSession {
     // Keyed by the spec's parameter names: no prototype, so `__proto__` is an argument like any other.
     const args: Record<string, unknown> = keyed();
     const properties = propertiesOf(tool);
+    const own = this.#ownId(tool);
     for (const param of Object.keys(properties)) {
-      const value = this.#args.get(param);
+      const value = this.#args.get(own && param === own.param ? own.from : param);
       if (value !== undefined && fits(properties[param], value)) args[param] = value;
     }
     for (const param of tool.tool.parameters.required ?? []) {
@@ -1245,6 +1257,20 @@ class ScriptedSession implements AgentSession {
         args[param] = `Customer asked to ${this.#describe(this.#intent ?? tool)}.`;
     }
     return args;
+  }
+
+  /**
+   * A check of who the person is, for a request about someone else of their kind (an admin
+   * removing a colleague), takes the person's own id from where the request names it
+   * (`requested_by_user_id`), never the colleague's: the parameter, and where its value is.
+   */
+  #ownId(tool: ToolModel): { param: string; from: string } | null {
+    const intent = this.#intent;
+    if (tool.verifies.length === 0 || !intent?.another) return null;
+    const person = this.#model.person.name;
+    const from = intent.refs.find((r) => r.entity === person && r.by === "id" && !r.many)?.param;
+    const param = [...tool.idEntities].find(([, entity]) => entity === person)?.[0];
+    return from && param ? { param, from } : null;
   }
 
   /**
@@ -1299,7 +1325,9 @@ class ScriptedSession implements AgentSession {
       const key = identityKey(snake(p));
       if (key === "email") return "the email address on your account";
       if (key) return `your ${spokenName(p)}`;
-      if (tool.idEntities.has(p)) return `your ${spokenName(p)}`;
+      // Someone else's id (the colleague a request is about) is not the person's own.
+      if (tool.idEntities.has(p) && !(tool.another && p === tool.idParam))
+        return `your ${spokenName(p)}`;
       return `the ${spokenName(p)}`;
     });
     const list =

@@ -104,7 +104,14 @@ export function readValue(
   }
   if (entity && !(ref?.by === "email" || (param === tool.idParam && tool.idByEmail))) {
     // "No, X isn't mine, it's Y": the id disowned is no value for it.
-    const matches = entity.idFormat.locate(clean).filter((m) => !disowned(clean, m));
+    // "…, with transfer to user id usr_2": an id said with another argument's name is that one's.
+    const labels = [...tool.idEntities]
+      .filter(([, e]) => e === entity.name)
+      .map(([p]) => [p, spokenWords(snake(p)).toLowerCase()] as const);
+    const matches = entity.idFormat.locate(clean).filter((m) => {
+      const label = labels.length > 1 ? longestLabelBefore(labels, clean, m.at) : undefined;
+      return !disowned(clean, m) && (label === undefined || label === param);
+    });
     // "from my account X to Y": a direction word picks which of two ids; "new" is no direction.
     const direction = ref?.role === "from" || ref?.role === "to" ? ref.role : null;
     // Asked for that one id, a bare answer with one id is it, whatever words are around it.
@@ -287,6 +294,22 @@ export function readValue(
   if (detail && (answer.split(/\s+/).length > most || sentenceWordIn(answer))) return null;
   if (answer.length > (schema.maxLength ?? 500)) return null;
   return { value: answer };
+}
+
+/** Which parameter the words just before `at` name, by the longest of their spoken `labels`. */
+function longestLabelBefore(
+  labels: readonly (readonly [param: string, label: string])[],
+  text: string,
+  at: number,
+): string | undefined {
+  const before = text
+    .slice(Math.max(0, at - 60), at)
+    .toLowerCase()
+    .replace(/[\s:]+$/, "");
+  let best: (typeof labels)[number] | undefined;
+  for (const entry of labels)
+    if (before.endsWith(entry[1]) && entry[1].length > (best?.[1].length ?? 0)) best = entry;
+  return best?.[0];
 }
 
 /** Whether a parameter holds a postal address or its street line ("95 Fennel Way, Dublin D02 X285"). */

@@ -107,10 +107,16 @@ class RecordMaker {
     this.currency = currency;
   }
 
-  /** A person record, its details from their identity; serial 0 is the one the conversation is with. */
-  person(serial: number): { record: WorldRecord; identity: Identity } {
+  /**
+   * A person record, its details from their identity; serial 0 is the one the conversation is
+   * with, or, with a link to what they share with them (a workspace), a colleague of theirs.
+   */
+  person(serial: number, link: Link | null = null): { record: WorldRecord; identity: Identity } {
     const identity = personIdentity(this.rng, serial, this.model.places);
-    const record = this.make(this.model.person, identity, null);
+    // A colleague's email is made unique only when it has to be.
+    if (link && this.store.personByEmail(identity.email))
+      identity.email = identity.email.replace("@", `${this.count}@`);
+    const record = this.make(this.model.person, identity, link);
     this.add(this.model.person, record);
     return { record, identity };
   }
@@ -162,9 +168,19 @@ class RecordMaker {
         // Ids from a closed set run out: records stop while one stays free for a duplicate (the
         // person keeps at least one).
         if ((!isSubject || i > 0) && this.#closedSetFull(entity)) break;
-        this.withChildren(entity, owner.identity, [this.model.person.idField, ownerId]);
+        const record = this.withChildren(entity, owner.identity, [
+          this.model.person.idField,
+          ownerId,
+        ]);
+        if (isSubject && entity.name === this.model.group) this.#colleagues(entity, record);
       }
     }
+  }
+
+  /** Others of the person's kind in a record they share with them (the users of a workspace). */
+  #colleagues(group: EntityModel, record: WorldRecord): void {
+    const n = 2 + this.rng.int(3);
+    for (let i = 0; i < n; i++) this.person(0, [group.idField, record[group.idField]]);
   }
 
   #closedSetFull(entity: EntityModel): boolean {
@@ -372,6 +388,8 @@ class Subject {
   /** The email the person gives when the world does not know them (record_missing of a person). */
   #email: string | null = null;
   #exists = true;
+  /** The record is someone else of the person's kind (a colleague an admin removes). */
+  readonly #another: boolean;
 
   constructor(
     model: WorldModel,
@@ -388,8 +406,10 @@ class Subject {
     this.#identity = identity;
     this.#rng = rng;
     this.entity = this.#subjectEntity();
+    const colleague = this.#colleague();
+    this.#another = colleague !== null;
     this.record = this.entity.isPerson
-      ? (this.#store.get(this.entity.name, personId) ?? null)
+      ? (colleague ?? this.#store.get(this.entity.name, personId) ?? null)
       : this.#pick(this.entity);
     this.#holdIds();
   }
@@ -553,6 +573,19 @@ class Subject {
     return ref ? entity(ref.entity) : this.#model.person;
   }
 
+  /** For a change the person makes to someone else of their kind: one who shares their group. */
+  #colleague(): WorldRecord | null {
+    const group = this.#model.group ? this.#model.entities.get(this.#model.group) : undefined;
+    if (!this.#tool.another || !group) return null;
+    const theirs = new Set(
+      this.#store.ownedBy(group.name, this.#personId).map((r) => r[group.idField]),
+    );
+    const colleagues = [...this.#store.all(this.#model.person.name)].filter((r) =>
+      theirs.has(r[group.idField]),
+    );
+    return colleagues.length > 0 ? this.#rng.pick(colleagues) : null;
+  }
+
   #pick(entity: EntityModel): WorldRecord | null {
     const owned = entity.catalog
       ? [...this.#store.all(entity.name)]
@@ -586,10 +619,14 @@ class Subject {
         continue;
       }
       if (entity.isPerson) {
-        this.#ids.set(param, this.#personId);
+        const other = this.#another && param === t.idParam && this.record;
+        this.#ids.set(param, other ? (this.record?.[entity.idField] as string) : this.#personId);
         continue;
       }
       let record = entity === this.entity && role !== "to" ? this.record : this.#related(entity);
+      // What the colleague shares with the person is theirs together (the workspace).
+      if (this.#another && entity.name === this.#model.group && this.record)
+        record = this.#store.get(entity.name, this.record[entity.idField] as string) ?? record;
       if (role === "to") record = this.#pickOther(entity, this.record);
       if (record) this.#ids.set(param, record[entity.idField] as string);
     }
@@ -614,7 +651,8 @@ class Subject {
 
   /** The record whose status the world axis changes: the subject, else one of the person's records the tool acts on. */
   #statusTarget(): { entity: EntityModel; record: WorldRecord } | null {
-    if (this.record && !this.entity.isPerson) return { entity: this.entity, record: this.record };
+    if (this.record && (!this.entity.isPerson || this.#another))
+      return { entity: this.entity, record: this.record };
     const entity = this.#model.entities.get(this.#tool.entity) as EntityModel;
     if (entity.isPerson || !entity.seeded) return null;
     const record = this.#pick(entity);
@@ -623,7 +661,7 @@ class Subject {
 
   #makeMissing(): Record<string, unknown> {
     this.#exists = false;
-    if (this.entity.isPerson) {
+    if (this.entity.isPerson && !this.#another) {
       const stranger = personIdentity(this.#rng, 97, this.#model.places);
       this.#stranger = stranger;
       const email = this.#store.personByEmail(stranger.email)
@@ -727,8 +765,9 @@ class Subject {
   }
 
   #withhold(entity: EntityModel): void {
+    // The person's own id is never in doubt, whoever else's is.
     for (const [param, value] of [...this.#ids])
-      if (this.#store.has(entity.name, value)) this.#ids.delete(param);
+      if (this.#store.has(entity.name, value) && value !== this.#personId) this.#ids.delete(param);
   }
 
   #subjectParam(): string | null {
@@ -741,7 +780,7 @@ class Subject {
   }
 
   #heldSubjectId(): string | null {
-    if (this.entity.isPerson) return this.#personId;
+    if (this.entity.isPerson && !this.#another) return this.#personId;
     const param = this.#subjectParam();
     return param
       ? (this.#ids.get(param) ?? null)
@@ -753,6 +792,7 @@ class Subject {
   /** The subject in words, for a person who describes rather than quotes it. */
   #about(): string {
     const r = this.record;
+    if (r && this.#another) return `the ${this.entity.name} ${String(r.name ?? r.email ?? "")}`;
     if (!r || this.entity.isPerson) return `their ${this.#model.person.name} account`;
     const shown = this.#store.view(this.entity.name, r, null);
     const label = ["name", "description", "type", "items"]

@@ -151,6 +151,11 @@ export interface ToolModel {
   idEntities: Map<string, string>;
   /** read_one that checks details against its record (`verify_account_pin`): the arguments it checks. */
   verifies: string[];
+  /**
+   * change: the record of the person's kind it acts on is someone else's, as it names one of the
+   * person's own beside it (`remove_user(user_id, transfer_to_user_id)`, `requested_by_user_id`).
+   */
+  another: boolean;
 }
 
 /**
@@ -408,6 +413,14 @@ export class WorldModel {
   readonly person: EntityModel;
   /** Where this spec's people can live: the places whose postal codes its zip patterns accept. */
   readonly places: readonly Place[];
+  /**
+   * What people of the person's kind share, when a tool acts on one of them for another (the
+   * workspace whose users an admin removes): its entity, or null.
+   */
+  get group(): string | null {
+    return this.#group;
+  }
+  #group: string | null = null;
   /** Words that name entities somewhere in the spec: `_id` stems and the nouns of tool names. */
   readonly #known = new Set<string>();
   readonly #policy: string;
@@ -633,6 +646,7 @@ export class WorldModel {
       examples: examplesOf(properties),
       idEntities: new Map(),
       verifies: [],
+      another: false,
     };
     this.#target(model, reading, refs);
     model.answer = answerShape(tool, model.kind === "read_many");
@@ -969,6 +983,26 @@ export class WorldModel {
     this.#statuses();
     this.#ownedLists();
     this.#draws();
+    this.#others();
+  }
+
+  /**
+   * Changes to a record of the person's kind that name a second one (a requester, a recipient)
+   * act on someone else: an admin's colleague. What such a change is scoped by (the workspace)
+   * is what the two share.
+   */
+  #others(): void {
+    for (const model of this.tools.values()) {
+      if (model.kind !== "change" || model.entity !== this.person.name || !model.idParam) continue;
+      if (!model.refs.some((r) => r.entity === this.person.name && r.by === "id" && !r.many))
+        continue;
+      model.another = true;
+      const shared = model.refs.find((r) => {
+        const entity = this.entities.get(r.entity) as EntityModel;
+        return r.by === "id" && !r.many && !entity.isPerson && !entity.catalog && !entity.parent;
+      });
+      this.#group ??= shared?.entity ?? null;
+    }
   }
 
   /**

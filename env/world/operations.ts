@@ -230,10 +230,14 @@ function readMany(ctx: CallContext): Outcome {
         : refEntity.isPerson
           ? store.ownedBy(entity.name, id)
           : entity.isPerson
-            ? // People found by a record of theirs (a policy number): its owner.
-              [store.get(entity.name, String(owner))].filter(
-                (r): r is WorldRecord => r !== undefined,
-              )
+            ? // People found by a record of theirs (a policy number): its owner, and those who
+              // share it with them (a workspace's users).
+              [
+                store.get(entity.name, String(owner)),
+                ...(ref.entity === ctx.model.group
+                  ? [...store.all(entity.name)].filter((r) => r[refEntity.idField] === id)
+                  : []),
+              ].filter((r): r is WorldRecord => r !== undefined)
             : [...store.all(entity.name)].filter((r) => r[refEntity.idField] === id);
     records = records === null ? scoped : records.filter((r) => scoped.includes(r));
   }

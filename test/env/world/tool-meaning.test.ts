@@ -101,13 +101,17 @@ describe("what a tool does, read from its name and its arguments", () => {
     expect(world.call("get_workspace", { workspace_id: workspace }).content).toBe(before);
     const listed = JSON.parse(world.call("list_users", { workspace_id: workspace }).content);
     expect(listed.users.find((u: { user_id: string }) => u.user_id === user)?.role).toBe("guest");
-    // The person asking names themselves once, though two arguments hold their id.
+    // The user changed is a colleague of the person asking, who names themselves as the requester.
+    const me = world.person.ids.requested_by_user_id as string;
+    expect(user).not.toBe(me);
     const asked = openingRequest(world, {
       tool: "change_user_role",
-      arguments: { workspace_id: workspace, user_id: user, requested_by_user_id: user },
+      arguments: { workspace_id: workspace, user_id: user, requested_by_user_id: me },
       text: "",
     }).replace(/[\uE000\uE001]/g, "");
-    expect(asked).toBe(`change my user role for my workspace ${workspace}, with user id ${user}`);
+    expect(asked).toBe(
+      `change the role of the user ${user} for my workspace ${workspace}, with requested by user id ${me}`,
+    );
   });
 
   it("a list of an enum's choices is kept as a set: named in any order, the same record", () => {
