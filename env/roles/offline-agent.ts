@@ -492,7 +492,7 @@ class ScriptedSession implements AgentSession {
         `I'm sorry, I still can't find anything with ${spokenName(again[0])} ${String(again[1])}, so I can't go further with it. Is there anything else I can help with?`,
       );
     }
-    const listing = this.#listingFor(tool, missingIds);
+    const listing = this.#listingFor(tool, missingIds, conversation);
     if (listing) return listing;
     if (missing.length > 0) return this.#ask(tool, missing);
     const narrowing = this.#narrowing(tool);
@@ -1361,7 +1361,7 @@ class ScriptedSession implements AgentSession {
     this.#chooseEnums(tool, conversation);
     this.#writeForColleague(tool, conversation);
     const missing = this.#missing(tool);
-    const listing = this.#listingFor(tool, missing, true);
+    const listing = this.#listingFor(tool, missing, conversation, true);
     if (listing) return listing;
     if (missing.length > 0 && missing.every((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
       return this.#ask(tool, missing);
@@ -1575,11 +1575,32 @@ class ScriptedSession implements AgentSession {
    * `fresh`, only a call not made before (a hand-off after the request was answered would list
    * again what the agent already showed).
    */
-  #listingFor(tool: ToolModel, missing: string[], fresh = false): AgentTurn | null {
+  #listingFor(
+    tool: ToolModel,
+    missing: string[],
+    conversation: readonly ChatMessage[],
+    fresh = false,
+  ): AgentTurn | null {
     const param = missing.find((p) => tool.idEntities.has(p) && this.#unknownIds.has(p));
     const lister = param === undefined ? undefined : this.#lister(tool, param);
     if (!lister || this.#missing(lister).length > 0) return null;
     if (fresh && this.#made.has(this.#callKey(lister))) return null;
+    // A list of everyone's records (`find_workspace()`) is narrowed to the person's by a detail of
+    // theirs: one they said, or gave for another argument (a contact email), else asked for.
+    const narrowing = this.#narrowing(lister);
+    if (narrowing) {
+      const key = identityKey(snake(narrowing));
+      const schema = propertiesOf(lister)[narrowing];
+      const said = conversation
+        .filter((m) => m.role === "user")
+        .map((m) => m.content)
+        .join("\n");
+      const value =
+        readValue(this.#model, lister, narrowing, said, false)?.value ??
+        [...this.#args].find(([p, v]) => identityKey(snake(p)) === key && fits(schema, v))?.[1];
+      if (value === undefined || !fits(schema, value)) return this.#ask(lister, [narrowing]);
+      this.#args.set(narrowing, value);
+    }
     return this.#call(lister, "list", undefined, param);
   }
 

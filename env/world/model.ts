@@ -10,6 +10,7 @@ import { snake } from "../util/names.ts";
 import { regexLiteral } from "../util/regex.ts";
 import { type AnswerShape, answerShape, isOutcomeField } from "./answer-shape.ts";
 import { type DateWindow, dateWindowsOf } from "./date-windows.ts";
+import { eitherOf, withEither } from "./either.ts";
 import { identityKey, PERSONAL_DETAILS, placesFitting } from "./identity.ts";
 import { type IdFormat, type IdParameter, idFormat, unfitParameters, uniquePrefix } from "./ids.ts";
 import { readsOneRecord } from "./one-record.ts";
@@ -642,7 +643,7 @@ export class WorldModel {
       debit: null,
       credit: null,
       draws: null,
-      check: argumentCheck(tool.parameters),
+      check: withEither(argumentCheck(tool.parameters), eitherOf(tool)),
       examples: examplesOf(properties),
       idEntities: new Map(),
       verifies: [],

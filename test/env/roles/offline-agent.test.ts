@@ -643,6 +643,36 @@ describe("finding who the person is", () => {
     expect(called).toEqual(["find_policyholder", "update_payout_bank_details"]);
   });
 
+  it("lists only the person's records to find one they have no id for: by a detail they gave, else asked", async () => {
+    const workspaces = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const noId: [RegExp, string] = [
+      /workspace ID/,
+      "I don't have the workspace ID to hand, sorry. It's my Sable workspace.",
+    ];
+    const firstList = async (opening: string, replies: [RegExp, string][]) =>
+      (
+        await scripted(workspaces, opening, {
+          replies,
+          until: (name) => name === "find_workspace",
+        })
+      ).calls.at(-1);
+    const narrowed = { name: "find_workspace", args: { admin_email: "dalia.iqbal@icloud.com" } };
+    // Asked for: never `find_workspace()`, which would list every company's workspaces.
+    expect(
+      await firstList("I'd like to see the users of my workspace.", [
+        noId,
+        [/email/, "it's dalia.iqbal@icloud.com"],
+      ]),
+    ).toEqual(narrowed);
+    // Given: not asked again.
+    expect(
+      await firstList(
+        "I'd like to see the users of my workspace. My email is dalia.iqbal@icloud.com.",
+        [noId],
+      ),
+    ).toEqual(narrowed);
+  });
+
   it("reads which of the records listed the person means, a typo in 'first' too", async () => {
     const workspaces = await Agent.load("test/fixtures/specs/saas-admin.json");
     const ids = ["ws_Pvb54LeX", "ws_DgrYbzzP", "ws_qolh4BsL"];
