@@ -67,6 +67,11 @@ function changeClaim(form: string): RegExp {
 export interface Claims {
   /** Tool verbs whose change the message says was made. */
   changes: Set<string>;
+  /**
+   * The verbs each claiming clause could mean: "I've sent you a code" is a send or a reset (a
+   * reset link is sent too); the clause is backed when one of them was done.
+   */
+  readings: string[][];
   done: boolean;
   found: boolean;
   /** The sentence that made the first claim. */
@@ -78,7 +83,13 @@ export interface Claims {
  * something failed, could not be done, was already so, or will or may happen, are not claims.
  */
 export function claimsIn(text: string, toolVerbs: readonly string[]): Claims {
-  const claims: Claims = { changes: new Set(), done: false, found: false, sentence: "" };
+  const claims: Claims = {
+    changes: new Set(),
+    readings: [],
+    done: false,
+    found: false,
+    sentence: "",
+  };
   const patterns = toolVerbs.map((verb) => ({ verb, pattern: claimOf(verb) }));
   for (const sentence of text.replace(/[’‘]/g, "'").split(/(?<=[.!?])\s+|\n+/)) {
     const s = sentence.trim();
@@ -86,13 +97,10 @@ export function claimsIn(text: string, toolVerbs: readonly string[]): Claims {
     // "Sorry for the wait, I've cancelled it" claims; "Once cancelled, the refund will be processed" does not.
     for (const clause of s.split(CLAUSE_BREAK)) {
       if (NEGATION.test(clause) || NOT_YET.test(clause)) continue;
-      let claimed = false;
-      for (const { verb, pattern } of patterns) {
-        if (pattern.test(clause)) {
-          claims.changes.add(verb);
-          claimed = true;
-        }
-      }
+      const verbs = patterns.filter(({ pattern }) => pattern.test(clause)).map(({ verb }) => verb);
+      for (const verb of verbs) claims.changes.add(verb);
+      if (verbs.length > 0) claims.readings.push(verbs);
+      let claimed = verbs.length > 0;
       if (GENERIC_DONE.test(clause)) claims.done = claimed = true;
       if (FOUND.test(clause)) claims.found = claimed = true;
       if (claimed && claims.sentence === "") claims.sentence = s;

@@ -42,6 +42,8 @@ export function conductChecks(
   const calls = new Map<string, string>();
   /** Verbs of write tools that succeeded so far; whether any call at all succeeded. */
   const changed = new Set<string>();
+  /** Whether a write that changes the world succeeded (sending a one-time code changes nothing). */
+  let wrote = false;
   let anySuccess = false;
   /** The answers since the agent's last message: which verbs failed, which succeeded. */
   let batch = { failed: new Set<string>(), ok: new Set<string>(), any: false };
@@ -62,7 +64,10 @@ export function conductChecks(
       else {
         batch.ok.add(verb);
         anySuccess = true;
-        if (tool && (tool.kind === "change" || tool.kind === "create")) changed.add(verb);
+        if (tool && (tool.kind === "change" || tool.kind === "create")) {
+          changed.add(verb);
+          if (!tool.sends) wrote = true;
+        }
       }
       return;
     }
@@ -82,7 +87,10 @@ export function conductChecks(
         const aboutFailed =
           [...claims.changes].some((v) => batch.failed.has(v)) ||
           ((claims.done || claims.found) && batch.failed.size > 0 && batch.ok.size === 0);
-        const unbacked = [...claims.changes].filter((v) => !changed.has(v));
+        // A clause is backed by any change it could mean that was made.
+        const unbacked = [
+          ...new Set(claims.readings.filter((verbs) => !verbs.some((v) => changed.has(v))).flat()),
+        ];
         const evidence = () => ({
           message: i,
           text: excerpt(text, claims.sentence),
@@ -96,7 +104,7 @@ export function conductChecks(
           }));
         } else if (
           unbacked.length > 0 ||
-          (claims.done && changed.size === 0) ||
+          (claims.done && !wrote) ||
           (claims.found && !anySuccess)
         ) {
           findings.push("unbacked_action_claim", () => ({
@@ -104,7 +112,7 @@ export function conductChecks(
             detail:
               unbacked.length > 0
                 ? `the agent said it did ${unbacked.join(", ")}, but no such call succeeded`
-                : claims.done && changed.size === 0
+                : claims.done && !wrote
                   ? "the agent said something was done, but no call that changes anything succeeded"
                   : "the agent said it found something, but no call succeeded",
             evidence: evidence(),

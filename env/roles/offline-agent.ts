@@ -95,7 +95,7 @@ type Pending =
   | {
       kind: "call";
       tool: ToolModel;
-      purpose: "lookup" | "verify" | "read" | "goal" | "list";
+      purpose: "lookup" | "verify" | "read" | "goal" | "list" | "send";
       listingFor?: string;
     }
   | { kind: "reported" }
@@ -127,6 +127,8 @@ class ScriptedSession implements AgentSession {
   readonly #verifyTried = new Set<string>();
   /** Whether a check of the person's details passed, when the policy asks for one. */
   #verified: boolean | null = null;
+  /** A one-time code was sent to the person, for a check to take. */
+  #codeSent = false;
   #lookupsTried = new Set<string>();
   /** Records read before a change, by id. */
   readonly #read = new Set<string>();
@@ -593,6 +595,8 @@ class ScriptedSession implements AgentSession {
    */
   #verification(tool: ToolModel): AgentTurn | null {
     if (this.#verified !== null || !this.#agent.policy.identity.required) return null;
+    // Sending the code a check takes is where checking who the person is starts.
+    if (tool.sends) return null;
     // A check the agent can make: its record known, and nothing else it needs but the details to check.
     const verifier = [...this.#model.tools.values()].find(
       (t) =>
@@ -615,6 +619,22 @@ class ScriptedSession implements AgentSession {
       );
     }
     const needed = verifier.verifies.filter((p) => !this.#args.has(p));
+    // A one-time code is sent before it is asked for.
+    const sender = verifier.sentBy ? this.#model.tools.get(verifier.sentBy) : undefined;
+    if (sender && needed.length > 0 && !this.#codeSent) {
+      // The same send that failed would fail again: with no code, nothing can be checked.
+      if (this.#made.has(this.#callKey(sender))) {
+        this.#verified = false;
+        this.#pending = { kind: "reported" };
+        return this.#say(
+          `I'm sorry, I couldn't send you a ${objectWords(sender)}, so I can't confirm it's your account. Is there anything else I can help with?`,
+        );
+      }
+      if (
+        (sender.tool.parameters.required ?? []).every((p) => this.#argsFor(sender)[p] !== undefined)
+      )
+        return this.#call(sender, "send");
+    }
     const required = new Set(verifier.tool.parameters.required ?? []);
     const ask = needed.filter((p) => required.has(p) || needed.length <= 3).slice(0, 3);
     if (ask.length > 0 && ask.some((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
@@ -703,6 +723,15 @@ class ScriptedSession implements AgentSession {
     if (body) this.#lastBody = body;
     if (call?.purpose === "lookup") return this.#afterLookup(tool, body, error, conversation);
     if (call?.purpose === "verify") return this.#afterVerify(tool, body, conversation);
+    if (call?.purpose === "send" && !error) {
+      // Sent: the person is asked for what they received.
+      this.#codeSent = true;
+      this.#pending = null;
+      const next = this.#next(conversation);
+      if (typeof next.message.content === "string" && !next.message.tool_calls)
+        next.message.content = `I've sent you a ${objectWords(tool)}. ${next.message.content}`;
+      return next;
+    }
     if (call?.purpose === "read") return this.#afterRead(tool, body, error, conversation);
     if (call?.purpose === "list" && call.listingFor && body && !error)
       return this.#choose(call.listingFor, body, conversation);
@@ -1214,7 +1243,7 @@ class ScriptedSession implements AgentSession {
 
   #call(
     tool: ToolModel,
-    purpose: "lookup" | "verify" | "read" | "goal" | "list",
+    purpose: "lookup" | "verify" | "read" | "goal" | "list" | "send",
     slip?: AgentTurn["slip"],
     listingFor?: string,
   ): AgentTurn {
@@ -1266,7 +1295,10 @@ class ScriptedSession implements AgentSession {
    */
   #ownId(tool: ToolModel): { param: string; from: string } | null {
     const intent = this.#intent;
-    if (tool.verifies.length === 0 || !intent?.another) return null;
+    const checks =
+      tool.verifies.length > 0 ||
+      [...this.#model.tools.values()].some((t) => t.sentBy === tool.tool.name);
+    if (!checks || !intent?.another) return null;
     const person = this.#model.person.name;
     const from = intent.refs.find((r) => r.entity === person && r.by === "id" && !r.many)?.param;
     const param = [...tool.idEntities].find(([, entity]) => entity === person)?.[0];
@@ -1660,6 +1692,11 @@ class ScriptedSession implements AgentSession {
 function lookupParams(tool: ToolModel): string[] {
   const required = tool.tool.parameters.required ?? [];
   return required.length > 0 ? required : Object.keys(propertiesOf(tool));
+}
+
+/** What a tool's name says it acts on, in words: `send_verification_code` → "verification code". */
+function objectWords(tool: ToolModel): string {
+  return nameParts(tool).rest.join(" ");
 }
 
 /** The records an answer lists, or the record it is. */

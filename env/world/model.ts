@@ -152,6 +152,10 @@ export interface ToolModel {
   idEntities: Map<string, string>;
   /** read_one that checks details against its record (`verify_account_pin`): the arguments it checks. */
   verifies: string[];
+  /** A check of a one-time code: the tool that sends the code first (`send_verification_code` for `check_verification_code`). */
+  sentBy: string | null;
+  /** change: sends what a check checks (a one-time code), and so writes nothing on its record. */
+  sends: boolean;
   /**
    * change: the record of the person's kind it acts on is someone else's, as it names one of the
    * person's own beside it (`remove_user(user_id, transfer_to_user_id)`, `requested_by_user_id`).
@@ -271,6 +275,8 @@ const CREATE_VERBS = new Set([
 const VERIFY_VERBS = new Set(["verify", "check", "authenticate", "validate"]);
 /** Verbs that sign someone new up: their email names nobody yet. */
 const SIGN_UP = new Set(["register", "signup", "enroll", "enrol", "invite", "onboard"]);
+/** Verbs of a tool that sends the person something to read back (a one-time code). */
+const SENDS = new Set(["send", "resend", "email", "text", "issue", "request", "generate"]);
 /** An amount's field: `amount`, `amount_charged`, `refunded_amount`. */
 const AMOUNT = /(^|_)amount(_|$)/;
 /** Verbs of a change that pays what its record owes. */
@@ -647,6 +653,8 @@ export class WorldModel {
       examples: examplesOf(properties),
       idEntities: new Map(),
       verifies: [],
+      sentBy: null,
+      sends: false,
       another: false,
     };
     this.#target(model, reading, refs);
@@ -985,6 +993,32 @@ export class WorldModel {
     this.#ownedLists();
     this.#draws();
     this.#others();
+    this.#senders();
+  }
+
+  /**
+   * A check whose tool a sending tool mirrors, word for word but its verb
+   * (`check_verification_code`, `send_verification_code`), checks what that tool sends: the code
+   * is sent before the person can give it.
+   */
+  #senders(): void {
+    const object = (t: ToolModel) =>
+      snake(t.tool.name)
+        .split("_")
+        .filter((w) => w !== t.verb)
+        .join("_");
+    for (const check of this.tools.values()) {
+      if (check.verifies.length === 0) continue;
+      const sender = [...this.tools.values()].find(
+        (t) =>
+          t !== check &&
+          (t.kind === "change" || t.kind === "create") &&
+          SENDS.has(t.verb) &&
+          object(t) === object(check),
+      );
+      check.sentBy = sender?.tool.name ?? null;
+      if (sender) sender.sends = true;
+    }
   }
 
   /**

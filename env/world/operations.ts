@@ -389,6 +389,12 @@ function change(ctx: CallContext): Outcome {
       { [draw.field]: held, requested: wanted },
     );
   }
+  // Sending a one-time code to the person leaves their record as it was.
+  if (tool.sends)
+    return {
+      ok: true,
+      json: JSON.stringify(fitted(ctx, newRecord({ ...args, sent: true }), record, true)),
+    };
   // `remove_user(workspace_id, user_id)` removes a user, not the workspace it names: a record goes
   // only when the tool's name names it.
   if (DELETE_VERBS.has(tool.verb) && namesEntity(tool, entity)) {

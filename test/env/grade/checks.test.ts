@@ -216,6 +216,22 @@ describe("conduct checks", () => {
     expect(conductChecks(retail, handoff).map((f) => f.check)).toEqual(["unbacked_action_claim"]);
   });
 
+  it("a claim its words could mean two ways is backed by either; sending a code changes nothing", async () => {
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const args = { workspace_id: "ws_7Hq2LmX9", user_id: "usr_01HZX4K8" };
+    const sent = [
+      user("Please reset the MFA of the user usr_01HZX4K8 in my workspace ws_7Hq2LmX9."),
+      call("send_verification_code", args),
+      tool("send_verification_code", { ...args, sent: true }),
+    ];
+    // "sent" is a send, or a reset (a reset link is sent): the send backs it.
+    const backed = rowOf([...sent, say("I've sent you a verification code. What does it say?")]);
+    expect(conductChecks(saas, backed).map((f) => f.check)).toEqual([]);
+    // A code sent is no change made: "done" after it alone claims what nothing did.
+    const done = rowOf([...sent, say("Done! I've taken care of it: reset the user mfa.")]);
+    expect(conductChecks(saas, done).map((f) => f.check)).toEqual(["unbacked_action_claim"]);
+  });
+
   const SLIP_TO_CHECK: Record<string, string> = {
     invented_identifier: "unknown_identifier",
     claimed_unperformed_action: "unbacked_action_claim",
