@@ -55,6 +55,8 @@ const IDENTITY_DETAILS = [
 /** Words before a link's field that say the id is of the record's owner or parent (`owner_customer_id`). */
 const OWNING =
   /^(owner|owning|owned_by|primary|main|lead|holder|account_holder|booking|booked_by|parent)$/;
+/** Fields that say what a person may do where they belong (`role`, `access_level`). */
+const ROLE = /(^|_)(role|access_level|permission_level)$/;
 /** Records of a catalog (products, plans, flights): fewest, and how many more at most. */
 const CATALOG_SIZE = { least: 8, more: 5 };
 
@@ -72,6 +74,7 @@ export function buildWorld(
   const rng = new Rng(seed, "world", situation.id);
   const maker = new RecordMaker(model, new Store(model), rng.fork("records"), worldCurrency(rng));
   const person = maker.person(0);
+  if (model.group) maker.privileged(person.record);
   const personId = person.record[model.person.idField] as string;
   maker.catalogs(person.identity);
   maker.holdings(person, true);
@@ -174,6 +177,19 @@ class RecordMaker {
         ]);
         if (isSubject && entity.name === this.model.group) this.#colleagues(entity, record);
       }
+    }
+  }
+
+  /**
+   * Someone who acts on others of their kind holds one of the higher roles their record can: the
+   * higher half of a role's choices, listed highest first as specs do (`owner`, `admin` of
+   * `owner | admin | member | guest`).
+   */
+  privileged(record: WorldRecord): void {
+    for (const [field, schema] of this.model.person.fields) {
+      const choices = schema?.enum;
+      if (!ROLE.test(field) || !Array.isArray(choices) || choices.length < 2) continue;
+      record[field] = this.rng.pick(choices.slice(0, Math.max(1, Math.floor(choices.length / 2))));
     }
   }
 

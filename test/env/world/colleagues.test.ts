@@ -98,6 +98,8 @@ describe("a change to another person of the person's kind (an admin acting on a 
       expect(ids).toContain(me);
       expect(ids).toContain(goal.user_id);
       expect(listed.length).toBeGreaterThanOrEqual(3);
+      // Who acts on others holds the higher half of the roles (admin of admin, member, guest).
+      expect(listed.find((u) => u.user_id === me)?.role).toBe("admin");
       expect(world.state.subject.id).toBe(goal.user_id);
     }
   });
