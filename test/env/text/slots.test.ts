@@ -96,7 +96,7 @@ describe("reading a detail from what the person said", () => {
     expect(bare("It's 5 Quay Street, thnak you.")).toBe("5 Quay Street");
   });
 
-  it('ends a value at the "for me" that closes a request, at a hedge after it, and at a clause of the person\'s own', async () => {
+  it('ends a value at the "for me" or "please" that closes a request, at a hedge after it, and at a clause of the person\'s own', async () => {
     const hotel = WorldModel.of(await Agent.load("test/fixtures/specs/hotel.json"));
     const send = hotel.tools.get("send_invoice") as ToolModel;
     for (const text of [
@@ -105,6 +105,9 @@ describe("reading a detail from what the person said", () => {
       "I need to send the invoice of my reservation HLD-01NWLC with company name Sable Company I think",
       "Send the invoice, with company name Sable Company, I guess.",
       "I want to send the invoice, with company name Sable Company and I'd like it actually done this time Thank you",
+      "send the invoice of my reservation HLD-6SQV8V, with company name Sable Company asap please.",
+      "need to send the invoice, with company name Sable Company, quickly please.",
+      "send the invoice with company name Sable Company please",
     ])
       expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
   });
