@@ -14,6 +14,7 @@ import { type Identity, identityKey, PLACE_DETAILS } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { patternCheck } from "./pattern.ts";
+import { datesForState } from "./state-dates.ts";
 import { inState, meets } from "./statuses.ts";
 import { newRecord, Store } from "./store.ts";
 import {
@@ -279,6 +280,7 @@ class RecordMaker {
     const stay = this.#stays.get(entity.name);
     if (stay && !listed) stayInShape(record, this.rng, stay);
     creationAliases(record);
+    if (!entity.isPerson) datesForState(record, record[entity.idField] as string);
     return record;
   }
 
@@ -461,6 +463,7 @@ class Subject {
           wanted.length > 0 ? wanted : fitting.length > 0 ? fitting : target.entity.statuses.usable,
         );
         heldAsDrawn(target.entity, target.record, this.#rng);
+        datesForState(target.record, idOf(target.record, target.entity));
         this.#store.changed(target.entity.name, target.record);
         return {};
       }
@@ -470,6 +473,7 @@ class Subject {
         if (!target) return { note: "no record with a status to make final" };
         target.record.status = this.#rng.pick(target.entity.statuses.terminal);
         heldAsDrawn(target.entity, target.record, this.#rng);
+        datesForState(target.record, idOf(target.record, target.entity));
         this.#store.changed(target.entity.name, target.record);
         return {
           terminal: {

@@ -1,0 +1,58 @@
+import type { WorldRecord } from "../../spec/index.ts";
+import { fnv1a } from "../util/hash.ts";
+import { DAY, isoDay, WORLD_TODAY } from "./dates.ts";
+
+/** States that say the event took place: its days are behind today. */
+const HAPPENED =
+  /^(checked_out|completed|attended|no_show|delivered|fulfilled|picked_up|collected|dispensed|departed|flown|used|past|finished)$/;
+/** States of an event still to come: its days are ahead of today. */
+const AHEAD = /^(upcoming|scheduled|confirmed|booked|reserved)$/;
+/** States of an event under way: it started, and has not ended. */
+const UNDERWAY = /^(checked_in|boarded|in_session)$/;
+/** The fields that date the event itself (a stay's check-in, an appointment's start), not the record. */
+const EVENT =
+  /^(check_?in|check_?out|start|end|starts?_at|ends?_at|start_time|end_time|date|appointment_(date|time)|departure(_date|_time)?|arrival(_date|_time)?|scheduled_(for|at|date)|slot_start|travel_date|event_date|visit_date)$/;
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
+/** The most days an event is moved past today, so a changed world stays near it. */
+const NEAR = 60;
+
+/**
+ * Moves a record's event days, all by the same whole number of days, so they agree with its state:
+ * a stay `checked_out` ended before today, an appointment `scheduled` starts after it, a guest
+ * `checked_in` is between check-in and check-out. How far is drawn from the record's id, so the
+ * world's other draws stay as they were.
+ */
+export function datesForState(record: WorldRecord, id: string): void {
+  const status = record.status;
+  if (typeof status !== "string") return;
+  const when = HAPPENED.test(status)
+    ? "past"
+    : AHEAD.test(status)
+      ? "ahead"
+      : UNDERWAY.test(status)
+        ? "now"
+        : null;
+  if (!when) return;
+  const fields = Object.keys(record).filter(
+    (f) => EVENT.test(f) && typeof record[f] === "string" && ISO_DAY.test(record[f] as string),
+  );
+  if (fields.length === 0) return;
+  const days = fields.map((f) => Date.parse((record[f] as string).slice(0, 10)));
+  if (days.some(Number.isNaN)) return;
+  const first = Math.min(...days);
+  const last = Math.max(...days);
+  const span = Math.round((last - first) / DAY);
+  const drawn = fnv1a(`${id}/${status}`);
+  let shift = 0;
+  if (when === "past" && last > WORLD_TODAY)
+    shift = WORLD_TODAY - DAY * (1 + (drawn % NEAR)) - last;
+  else if (when === "ahead" && first < WORLD_TODAY)
+    shift = WORLD_TODAY + DAY * (1 + (drawn % NEAR)) - first;
+  else if (when === "now" && (first > WORLD_TODAY || last <= WORLD_TODAY))
+    shift = WORLD_TODAY - DAY * (drawn % Math.max(1, span)) - first;
+  if (shift === 0) return;
+  for (const [i, field] of fields.entries()) {
+    const value = record[field] as string;
+    record[field] = `${isoDay((days[i] as number) + shift)}${value.slice(10)}`;
+  }
+}
