@@ -532,7 +532,7 @@ export class OfflineUser {
     const p = this.#persona;
     const wantsChange = this.#wantsChange();
     const done =
-      /\b(done|completed?|has been|have (\w+ed)|i'?ve (\w+ed|sent|paid|set|reset|frozen|issued)|recorded|went through|is now)\b/i.test(
+      /\b(done|completed?|has been|have (\w+ed)|i'?ve (\w+ed|sent|paid|set|reset|frozen|issued)|recorded|went through|is now|is no longer listed)\b/i.test(
         text,
       );
     // Asked to double-check a change, a read that shows what they asked for answers the doubt.

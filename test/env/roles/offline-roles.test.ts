@@ -406,6 +406,25 @@ describe("the offline person", () => {
     expect((await person.reply(seen)).end).toBe("done");
   });
 
+  it("who doubted a removal is answered by a list that no longer shows it", async () => {
+    const saas = await agentOf("test/fixtures/specs/saas-admin.json");
+    const removal = personOf(saas, { tool: "remove_user", stance: "skeptical" });
+    const user = String(removal.persona.goal.arguments.user_id);
+    const person = offlineUser.start(removal);
+    const seen = conversation(
+      `Done, I've removed the user: user id ${user}, deleted true. Is there anything else I can help you with?`,
+    );
+    const doubt = await person.reply(seen);
+    expect(doubt.content).toMatch(/double-check/);
+    seen.push({ role: "user", content: doubt.content });
+    seen.push(
+      say(
+        `Here's what I found on the users: 2 users (usr_11HZX1K1, usr_22HZX2K2). The user ${user} is no longer listed. Is there anything else I can help you with?`,
+      ),
+    );
+    expect((await person.reply(seen)).end).toBe("done");
+  });
+
   it(
     "never sends the same message twice",
     async () => {
