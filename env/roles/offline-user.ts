@@ -12,6 +12,7 @@ import { asksGoAhead, questionsIn } from "../text/phrases.ts";
 import { lookup } from "../util/lookup.ts";
 import { memoized } from "../util/memo.ts";
 import { snake, spokenWords } from "../util/names.ts";
+import { regexLiteral } from "../util/regex.ts";
 import { identityKey } from "../world/identity.ts";
 import { propertiesOf, WorldModel } from "../world/model.ts";
 import { rolloutSeed, type UserSimulator, type UserTurn } from "./types.ts";
@@ -120,6 +121,8 @@ export class OfflineUser {
   #spelledOut = false;
   /** Whether what the person came for reads rather than changes (null: told by the request's words). */
   readonly #looksUp: boolean | null;
+  /** A read-back's "status cancelled" after a cancellation: the change as the records show it. */
+  readonly #after: RegExp | null;
   /** The goal's choices from a list, and those already put right in a read-back. */
   readonly #choices: ReadonlyMap<string, string>;
   readonly #putRight = new Set<string>();
@@ -130,6 +133,9 @@ export class OfflineUser {
     this.#about = knows.about ?? null;
     this.#records = knows.records ?? null;
     this.#looksUp = knows.looksUp ?? null;
+    this.#after = knows.after
+      ? new RegExp(`\\bstatus ${regexLiteral(knows.after).replace(/_/g, "[ _]")}`, "i")
+      : null;
     this.#choices = knows.choices ?? new Map();
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
@@ -569,6 +575,7 @@ export class OfflineUser {
   /** Whether a report shows a detail the person asked for (the new date, the new role), beyond the record's id. */
   #showsGoal(text: string): boolean {
     const said = text.toLowerCase();
+    if (this.#after?.test(said)) return true;
     return Object.entries(this.#persona.goal.arguments).some(
       ([param, value]) =>
         !this.#records?.has(param) &&
@@ -706,6 +713,8 @@ export interface PersonKnowledge {
   looksUp?: boolean;
   /** The goal's choices from a list (`reason: temporary`), which the person checks in a read-back. */
   choices?: ReadonlyMap<string, string>;
+  /** The state the goal's change leaves its record in (`cancelled`): a read showing it shows the change. */
+  after?: string | null;
 }
 
 /** The offline user model: each episode's person played by an {@link OfflineUser}. */
@@ -735,6 +744,7 @@ export const offlineUser: UserSimulator = {
       about: goalNouns(setup.agent, setup.persona.goal.tool),
       records: new Set(owned),
       choices,
+      after: goal?.statusAfter ?? null,
       ...(goal
         ? {
             looksUp:

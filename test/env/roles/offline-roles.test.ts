@@ -406,6 +406,25 @@ describe("the offline person", () => {
     expect((await person.reply(seen)).end).toBe("done");
   });
 
+  it("who doubted a change is answered by a read that shows the state it leaves", async () => {
+    const hotel = await agentOf("test/fixtures/specs/hotel.json");
+    const cancel = personOf(hotel, { tool: "cancel_reservation", stance: "skeptical" });
+    const reservation = String(cancel.persona.goal.arguments.reservation_id);
+    const person = offlineUser.start(cancel);
+    const seen = conversation(
+      `Done, I've cancelled the reservation: reservation id ${reservation}, status cancelled. Is there anything else I can help you with?`,
+    );
+    const doubt = await person.reply(seen);
+    expect(doubt.content).toMatch(/double-check/);
+    seen.push({ role: "user", content: doubt.content });
+    seen.push(
+      say(
+        `Here's what I found on the reservation: reservation id ${reservation}, room type standard_twin, status cancelled. Is there anything else I can help you with?`,
+      ),
+    );
+    expect((await person.reply(seen)).end).toBe("done");
+  });
+
   it("who doubted a removal is answered by a list that no longer shows it", async () => {
     const saas = await agentOf("test/fixtures/specs/saas-admin.json");
     const removal = personOf(saas, { tool: "remove_user", stance: "skeptical" });
