@@ -275,6 +275,8 @@ const CREATE_VERBS = new Set([
 const VERIFY_VERBS = new Set(["verify", "check", "authenticate", "validate"]);
 /** Verbs that sign someone new up: their email names nobody yet. */
 const SIGN_UP = new Set(["register", "signup", "enroll", "enrol", "invite", "onboard"]);
+/** "Returns a port_request_id…": the id a write's answer gives, first named after "returns". */
+const RETURNS_ID = /\breturns?\b[^.]{0,80}?\b([a-z][a-z0-9]*(?:_[a-z0-9]+)*)_id\b/i;
 /** Verbs of a tool that sends the person something to read back (a one-time code). */
 const SENDS = new Set(["send", "resend", "email", "text", "issue", "request", "generate"]);
 /** An amount's field: `amount`, `amount_charged`, `refunded_amount`. */
@@ -430,6 +432,8 @@ export class WorldModel {
   #group: string | null = null;
   /** Words that name entities somewhere in the spec: `_id` stems and the nouns of tool names. */
   readonly #known = new Set<string>();
+  /** The entities some tool takes the id of (`port_request` of `port_request_id`). */
+  readonly #taken: ReadonlySet<string>;
   readonly #policy: string;
   readonly #where: readonly string[];
   readonly #toolAt: ReadonlyMap<string, number>;
@@ -466,6 +470,7 @@ export class WorldModel {
         .map((p) => singular(bareStem(p.replace(/_ids?$/, "")))),
     );
     for (const stem of stems) if (stem) this.#known.add(stem);
+    this.#taken = new Set(stems.filter(Boolean));
     for (const tool of tools) for (const noun of readName(tool.name).nouns) this.#known.add(noun);
     this.places = placesFitting(zipPatterns(tools));
     this.person = this.#newEntity(this.#personName(tools), true);
@@ -525,6 +530,19 @@ export class WorldModel {
     };
     this.entities.set(name, entity);
     return entity;
+  }
+
+  /**
+   * The record a write makes, when its description says it returns that record's id and another
+   * tool takes it ("Returns a port_request_id", read by `get_port_status(port_request_id)`):
+   * `port_in_number` makes a port request, not a "number".
+   */
+  #returned(tool: ToolDefinition, refs: readonly Ref[]): string | null {
+    const said = RETURNS_ID.exec(tool.description ?? "");
+    if (!said) return null;
+    const stem = singular(bareStem(snake(said[1] as string)));
+    if (!this.#taken.has(stem) || PERSON_WORDS.has(stem)) return null;
+    return refs.some((r) => r.entity === stem) ? null : stem;
   }
 
   /** The identifier arguments of a tool and the entity each names. */
@@ -796,6 +814,7 @@ export class WorldModel {
           : undefined;
       model.entity = this.#entity(
         booked ??
+          this.#returned(tool, refs) ??
           (MASS_NOUNS.has(compound) || compound === verb
             ? (lookup(RECORD_OF_VERB, verb) ?? compound)
             : compound),
@@ -827,9 +846,10 @@ export class WorldModel {
       model.idParam = personRef.param;
     } else if (tool.access === "write") {
       const name =
-        MASS_NOUNS.has(compound) || compound === verb
+        this.#returned(tool, refs) ??
+        (MASS_NOUNS.has(compound) || compound === verb
           ? (lookup(RECORD_OF_VERB, verb) ?? compound)
-          : compound;
+          : compound);
       model.entity = this.#entity(name).name;
     } else {
       model.entity = this.#entity(

@@ -631,10 +631,14 @@ function create(ctx: CallContext): Outcome {
   return { ok: true, json: JSON.stringify(shownOf(ctx, record, true)) };
 }
 
+/** A state quoted after "status" where a description says what a call returns or creates: "Returns a port_request_id (status 'port_pending')". */
+const SAID_STATUS =
+  /\b(?:returns?|creates?|created|new)\b[^.]{0,120}?\bstatus\W{0,3}['"‘“]([a-z][a-z_ -]{1,28}[a-z])['"’”]/i;
+
 /**
  * The status a new record starts in: money moved is `completed` (or `posted`, `paid`…, as its
  * entity says it); a state named for what the tool does is that one (`port_in_number` →
- * `port_pending`); anything else its entity's first usable state (a booking `confirmed` or
+ * `port_pending`, as its description says); anything else its entity's first usable state (a booking `confirmed` or
  * `upcoming`, a claim `draft`, a ticket `open`), never a later one (`past`, `in_house`).
  */
 function createdStatus(entity: EntityModel, tool: ToolModel, movedMoney: boolean): string {
@@ -643,6 +647,10 @@ function createdStatus(entity: EntityModel, tool: ToolModel, movedMoney: boolean
     const done = usable.find((s) => MONEY_DONE.test(s));
     if (done) return done;
   }
+  // The state its description says a new one is in ("Returns a port_request_id (status 'port_pending')").
+  const said = SAID_STATUS.exec(tool.tool.description ?? "");
+  const named = said ? statusKey(said[1] as string) : undefined;
+  if (named && usable.includes(named)) return named;
   const words = new Set(
     nameWords(tool.tool.name).filter((w) => !entity.name.split("_").includes(w)),
   );

@@ -359,4 +359,38 @@ describe("a new record's first state", () => {
     );
     expect(ported.status).toBe("port_pending");
   });
+
+  it("a write that returns the id of a record another tool reads makes that record, in the state its description says", () => {
+    const agent = Agent.from({
+      name: "ports",
+      system_prompt: "You help customers move their numbers.",
+      policy: [],
+      tools: [
+        mcpTool(
+          "get_port_status",
+          "Check a port-in request. Statuses: 'submitted', 'completed', 'cancelled'.",
+          { port_request_id: { type: "string" } },
+        ),
+        mcpTool(
+          "port_in_number",
+          "Start bringing a number over from another carrier. Returns a port_request_id and the new line_id (status 'port_pending').",
+          { customer_id: { type: "string" }, phone_number: { type: "string" } },
+        ),
+      ],
+    });
+    expect(WorldModel.of(agent).tools.get("port_in_number")?.entity).toBe("port_request");
+    const world = createWorld({
+      spec: agent,
+      situation: situationOf(agent, { tool: "port_in_number", world: "normal" }),
+    });
+    const ported = JSON.parse(
+      world.call("port_in_number", {
+        customer_id: world.state.person.customer_id,
+        phone_number: "4155550123",
+      }).content,
+    );
+    expect(ported.status).toBe("port_pending");
+    const read = world.call("get_port_status", { port_request_id: ported.port_request_id });
+    expect(JSON.parse(read.content)).toMatchObject({ status: "port_pending" });
+  });
 });
