@@ -1587,8 +1587,16 @@ class ScriptedSession implements AgentSession {
    * appointment among a patient's).
    */
   #reader(tool: ToolModel): ToolModel | undefined {
-    if (tool.kind !== "change" || !tool.idParam) return undefined;
     const tools = [...this.#model.tools.values()];
+    // What a create made is read by its id, once its answer showed it.
+    if (tool.kind === "create")
+      return tools.find((t) => {
+        if (t.kind !== "read_one" || t.entity !== tool.entity || !t.idParam || t.idByEmail)
+          return false;
+        this.#fillFromSeen(t);
+        return this.#missing(t).length === 0;
+      });
+    if (tool.kind !== "change" || !tool.idParam) return undefined;
     return (
       tools.find(
         (t) =>

@@ -13,8 +13,8 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "cde0924af790214008e64871cb3548d5193589021043fa48dcbb9d446f86ae67",
-    meta: "73128f35eda0b4de2f92071e507ca601954baa5db1a2570941ec8abc8d04a303",
+    rows: "6f97e98c93a983366af235e09b75aad37f1437354b105e67dce972b3be16169b",
+    meta: "625e503a8b74fe232ecaa827b755995b954b9250c9bcd0fa021bda750c074e1d",
   },
   "personal-finance": {
     rows: "cedd3fd4902fb7db2340e895b9112b92f5c39d378b56240d243252fff8a49527",

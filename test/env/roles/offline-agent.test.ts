@@ -703,6 +703,28 @@ describe("finding who the person is", () => {
   });
 });
 
+describe("a doubt of a record the request made", () => {
+  it("is answered by reading that record by the id the create's answer gave", async () => {
+    const { calls } = await scripted(
+      specs.helpdesk,
+      'I\'d like to open a new ticket about "VPN drops every hour", with priority high. My email is ada@example.com.',
+      {
+        tools: {
+          createTicket: '{"ticketId":"INC000123","status":"open"}',
+          getTicket: '{"ticketId":"INC000123","subject":"VPN drops every hour","status":"open"}',
+        },
+        replies: [
+          [/go ahead|proceed/i, "Yes, go ahead."],
+          [/anything else/i, "Are you sure it actually went through? Can you double-check?"],
+        ],
+        until: (name) => name === "getTicket",
+      },
+    );
+    expect(calls.map((c) => c.name)).toEqual(["createTicket", "getTicket"]);
+    expect(calls.at(-1)?.args).toEqual({ ticketId: "INC000123" });
+  });
+});
+
 describe("a read-back turned down", () => {
   it("is taken as a no without reading a list of objects (a booking's flights) back as text", async () => {
     const airline = await Agent.load("test/fixtures/specs/airline.json");
