@@ -20,7 +20,13 @@ import { snake, spokenWords } from "../util/names.ts";
 import { errorIn, parsedJson } from "../util/parsed.ts";
 import { regexLiteral, replaceStandalone } from "../util/regex.ts";
 import { identityKey, PERSONAL_DETAILS, PLACE_DETAILS } from "../world/identity.ts";
-import { type EntityModel, propertiesOf, type ToolModel, WorldModel } from "../world/model.ts";
+import {
+  type EntityModel,
+  propertiesOf,
+  type Ref,
+  type ToolModel,
+  WorldModel,
+} from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
 import { DELETE_VERBS } from "../world/vocabulary.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
@@ -818,8 +824,12 @@ class ScriptedSession implements AgentSession {
       if (DELETE_VERBS.has(intent.verb)) return ` The ${record} is no longer listed.`;
       return ` The ${record} isn't among them${made ? `; it went through when I made it: ${made}` : ""}.`;
     }
+    // A record the write only names (the workspace of the user whose MFA it reset) is not what it set.
+    const set = new Set(
+      [...written].filter((f) => !intent.refs.some((r) => r.param === f && onlyNames(intent, r))),
+    );
     const shows =
-      writtenIn(shown, written).length > 0 ||
+      writtenIn(shown, set).length > 0 ||
       (intent.statusAfter !== null && String(shown.status ?? "").startsWith(intent.statusAfter));
     if (shows || !made) return "";
     return ` It doesn't show the ${this.#setNames(intent)}; it went through when I made it: ${made}.`;
@@ -874,6 +884,7 @@ class ScriptedSession implements AgentSession {
     const person = this.#model.person.name;
     const names = Object.keys(this.#argsFor(tool))
       .filter((p) => p !== tool.idParam && tool.idEntities.get(p) !== person)
+      .filter((p) => !tool.refs.some((r) => r.param === p && onlyNames(tool, r)))
       .map(spokenName);
     // A write of nothing but its record (`send_invoice(reservation_id)`) is named for what it made.
     if (names.length === 0) return `${nameParts(tool).rest.join(" ") || "change"} itself`;
@@ -1700,6 +1711,17 @@ class ScriptedSession implements AgentSession {
 function lookupParams(tool: ToolModel): string[] {
   const required = tool.tool.parameters.required ?? [];
   return required.length > 0 ? required : Object.keys(propertiesOf(tool));
+}
+
+/**
+ * Whether a write only names the record a reference gives, as the world has it: one its name does
+ * not name stays as it was (`reset_user_mfa`'s `workspace_id`, `verification_id`), where
+ * `change_plan`'s `plan_code` is what the line is moved to.
+ */
+function onlyNames(tool: ToolModel, ref: Ref): boolean {
+  if (ref.many || ref.by !== "id" || ref.role === "new") return false;
+  const words = new Set(nameParts(tool).rest);
+  return !ref.entity.split("_").some((w) => words.has(w));
 }
 
 /** What a tool's name says it acts on, in words: `send_verification_code` → "verification code". */

@@ -725,6 +725,45 @@ describe("a doubt of a record the request made", () => {
   });
 });
 
+describe("a doubt of a change no read can show", () => {
+  it("is answered by the read and what the write's own answer said, not by the records it only named", async () => {
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const users = {
+      users: [
+        { user_id: "usr_11HZX1K1", name: "Ada Admin", role: "admin" },
+        { user_id: "usr_22HZX2K2", workspace_id: "ws_7Hq2LmX9", name: "Bo Member", role: "member" },
+      ],
+      count: 2,
+      total: 2,
+    };
+    const { conversation } = await scripted(
+      saas,
+      "I'd like to reset the mfa of the user usr_22HZX2K2 for my workspace ws_7Hq2LmX9 for my verification ver_4c1e22d3, with requested by user id usr_11HZX1K1.",
+      {
+        tools: {
+          send_verification_code:
+            '{"workspace_id":"ws_7Hq2LmX9","user_id":"usr_11HZX1K1","sent":true}',
+          check_verification_code: '{"workspace_id":"ws_7Hq2LmX9","verified":true}',
+          list_users: JSON.stringify(users),
+          reset_user_mfa: JSON.stringify({ ...users.users[1], updated_at: "2026-06-15T00:00:00Z" }),
+        },
+        replies: [
+          [/code/i, "It's 123456."],
+          [/go ahead|proceed/i, "Yes, go ahead."],
+          [/anything else/i, "Are you sure it actually went through? Can you double-check?"],
+        ],
+        steps: 14,
+      },
+    );
+    const readBack = conversation.find(
+      (m) => m.role === "assistant" && /^Here's what I found/.test(m.content ?? ""),
+    );
+    expect(readBack?.content).toMatch(
+      /^Here's what I found on the user: .*\. It doesn't show the user mfa itself; it went through when I made it: /,
+    );
+  });
+});
+
 describe("a read-back turned down", () => {
   it("is taken as a no without reading a list of objects (a booking's flights) back as text", async () => {
     const airline = await Agent.load("test/fixtures/specs/airline.json");
