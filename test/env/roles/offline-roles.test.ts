@@ -386,62 +386,60 @@ describe("the offline person", () => {
     expect(said).toMatch(/register a new move in/i);
   });
 
-  it("who doubted a change is answered by a read that shows it", async () => {
-    const hotel = await agentOf("test/fixtures/specs/hotel.json");
-    const dates = personOf(hotel, { tool: "modify_reservation_dates", stance: "skeptical" });
-    const reservation = String(dates.persona.goal.arguments.reservation_id);
-    const checkIn = String(dates.persona.goal.arguments.new_check_in);
-    const person = offlineUser.start(dates);
-    const seen = conversation(
-      `Done, I've modified the reservation dates: reservation id ${reservation}, check in ${checkIn}, status confirmed. Is there anything else I can help you with?`,
-    );
+  /** How a skeptical person ends after doubting a report `done` and hearing `readBack`, both given the goal's arguments. */
+  const afterDoubt = async (
+    spec: string,
+    tool: string,
+    done: (args: Record<string, unknown>) => string,
+    readBack: (args: Record<string, unknown>) => string,
+  ) => {
+    const setup = personOf(await agentOf(spec), { tool, stance: "skeptical" });
+    const args = setup.persona.goal.arguments;
+    const person = offlineUser.start(setup);
+    const seen = conversation(`${done(args)} Is there anything else I can help you with?`);
     const doubt = await person.reply(seen);
     expect(doubt.content).toMatch(/double-check/);
     seen.push({ role: "user", content: doubt.content });
-    seen.push(
-      say(
-        `Here's what I found on the reservation: reservation id ${reservation}, check in ${checkIn}, status confirmed. Is there anything else I can help you with?`,
+    seen.push(say(`${readBack(args)} Is there anything else I can help you with?`));
+    return (await person.reply(seen)).end;
+  };
+
+  it("who doubted a change is answered by a read that shows it", async () => {
+    const shown = (a: Record<string, unknown>) =>
+      `reservation id ${a.reservation_id}, check in ${a.new_check_in}, status confirmed.`;
+    expect(
+      await afterDoubt(
+        "test/fixtures/specs/hotel.json",
+        "modify_reservation_dates",
+        (a) => `Done, I've modified the reservation dates: ${shown(a)}`,
+        (a) => `Here's what I found on the reservation: ${shown(a)}`,
       ),
-    );
-    expect((await person.reply(seen)).end).toBe("done");
+    ).toBe("done");
   });
 
   it("who doubted a change is answered by a read that shows the state it leaves", async () => {
-    const hotel = await agentOf("test/fixtures/specs/hotel.json");
-    const cancel = personOf(hotel, { tool: "cancel_reservation", stance: "skeptical" });
-    const reservation = String(cancel.persona.goal.arguments.reservation_id);
-    const person = offlineUser.start(cancel);
-    const seen = conversation(
-      `Done, I've cancelled the reservation: reservation id ${reservation}, status cancelled. Is there anything else I can help you with?`,
-    );
-    const doubt = await person.reply(seen);
-    expect(doubt.content).toMatch(/double-check/);
-    seen.push({ role: "user", content: doubt.content });
-    seen.push(
-      say(
-        `Here's what I found on the reservation: reservation id ${reservation}, room type standard_twin, status cancelled. Is there anything else I can help you with?`,
+    expect(
+      await afterDoubt(
+        "test/fixtures/specs/hotel.json",
+        "cancel_reservation",
+        (a) =>
+          `Done, I've cancelled the reservation: reservation id ${a.reservation_id}, status cancelled.`,
+        (a) =>
+          `Here's what I found on the reservation: reservation id ${a.reservation_id}, room type standard_twin, status cancelled.`,
       ),
-    );
-    expect((await person.reply(seen)).end).toBe("done");
+    ).toBe("done");
   });
 
   it("who doubted a removal is answered by a list that no longer shows it", async () => {
-    const saas = await agentOf("test/fixtures/specs/saas-admin.json");
-    const removal = personOf(saas, { tool: "remove_user", stance: "skeptical" });
-    const user = String(removal.persona.goal.arguments.user_id);
-    const person = offlineUser.start(removal);
-    const seen = conversation(
-      `Done, I've removed the user: user id ${user}, deleted true. Is there anything else I can help you with?`,
-    );
-    const doubt = await person.reply(seen);
-    expect(doubt.content).toMatch(/double-check/);
-    seen.push({ role: "user", content: doubt.content });
-    seen.push(
-      say(
-        `Here's what I found on the users: 2 users (usr_11HZX1K1, usr_22HZX2K2). The user ${user} is no longer listed. Is there anything else I can help you with?`,
+    expect(
+      await afterDoubt(
+        "test/fixtures/specs/saas-admin.json",
+        "remove_user",
+        (a) => `Done, I've removed the user: user id ${a.user_id}, deleted true.`,
+        (a) =>
+          `Here's what I found on the users: 2 users (usr_11HZX1K1, usr_22HZX2K2). The user ${a.user_id} is no longer listed.`,
       ),
-    );
-    expect((await person.reply(seen)).end).toBe("done");
+    ).toBe("done");
   });
 
   it(

@@ -330,6 +330,19 @@ describe("a change that brings a record back, or points it at what its name name
   });
 });
 
+/** A world of a spec with `port_in_number`, and that tool's answer for the person's new number. */
+function portedIn(agent: Agent) {
+  const world = createWorld({
+    spec: agent,
+    situation: situationOf(agent, { tool: "port_in_number", world: "normal" }),
+  });
+  const answer = world.call("port_in_number", {
+    customer_id: world.state.person.customer_id,
+    phone_number: "4155550123",
+  });
+  return { world, ported: JSON.parse(answer.content) as Record<string, unknown> };
+}
+
 describe("a new record's first state", () => {
   it("is the one named for what the tool does, where its entity has one (`port_in_number` → `port_pending`)", () => {
     const agent = Agent.from({
@@ -347,17 +360,7 @@ describe("a new record's first state", () => {
         }),
       ],
     });
-    const world = createWorld({
-      spec: agent,
-      situation: situationOf(agent, { tool: "port_in_number", world: "normal" }),
-    });
-    const ported = JSON.parse(
-      world.call("port_in_number", {
-        customer_id: world.state.person.customer_id,
-        phone_number: "4155550123",
-      }).content,
-    );
-    expect(ported.status).toBe("port_pending");
+    expect(portedIn(agent).ported.status).toBe("port_pending");
   });
 
   it("a write that returns the id of a record another tool reads makes that record, in the state its description says", () => {
@@ -379,16 +382,7 @@ describe("a new record's first state", () => {
       ],
     });
     expect(WorldModel.of(agent).tools.get("port_in_number")?.entity).toBe("port_request");
-    const world = createWorld({
-      spec: agent,
-      situation: situationOf(agent, { tool: "port_in_number", world: "normal" }),
-    });
-    const ported = JSON.parse(
-      world.call("port_in_number", {
-        customer_id: world.state.person.customer_id,
-        phone_number: "4155550123",
-      }).content,
-    );
+    const { world, ported } = portedIn(agent);
     expect(ported.status).toBe("port_pending");
     const read = world.call("get_port_status", { port_request_id: ported.port_request_id });
     expect(JSON.parse(read.content)).toMatchObject({ status: "port_pending" });
