@@ -37,6 +37,14 @@ export function datesForState(record: WorldRecord, id: string): void {
     (f) => EVENT.test(f) && typeof record[f] === "string" && ISO_DAY.test(record[f] as string),
   );
   if (fields.length === 0) return;
+  // A bare `date` of a confirmed payment or order is when it was made: only a record that is an
+  // event (`upcoming`, `scheduled`) or has an event's days (a stay, a start) is ahead.
+  if (
+    when === "ahead" &&
+    fields.every((f) => f === "date") &&
+    !/^(upcoming|scheduled)$/.test(status)
+  )
+    return;
   const days = fields.map((f) => Date.parse((record[f] as string).slice(0, 10)));
   if (days.some(Number.isNaN)) return;
   const first = Math.min(...days);

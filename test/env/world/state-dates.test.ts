@@ -45,6 +45,7 @@ describe("a record's event days agree with its state", () => {
       { status: "checked_out", check_in: "2026-05-01", check_out: "2026-05-03" },
       { status: "cancelled", check_in: "2026-09-01", check_out: "2026-09-03" },
       { status: "completed", created_at: "2026-09-01T00:00:00Z", renewal_date: "2026-12-01" },
+      { status: "confirmed", date: "2026-03-02" },
     ] as WorldRecord[]) {
       const before = JSON.stringify(record);
       datesForState(record, "X-1");
