@@ -603,7 +603,15 @@ class ScriptedSession implements AgentSession {
     if (this.#verified !== null || !this.#agent.policy.identity.required) return null;
     // Sending the code a check takes is where checking who the person is starts.
     if (tool.sends) return null;
-    // A check the agent can make: its record known, and nothing else it needs but the details to check.
+    // A check the agent can make: its record known, and nothing else it needs but the details to
+    // check and, before a write, the person's own id (`check_verification_code(user_id)`), which
+    // they are asked for.
+    const person = this.#model.person.name;
+    const writes = tool.kind === "change" || tool.kind === "create";
+    const ownId = (t: ToolModel, p: string) =>
+      writes &&
+      t.idEntities.get(p) === person &&
+      !t.refs.some((r) => r.param === p && r.by === "email");
     const verifier = [...this.#model.tools.values()].find(
       (t) =>
         t.verifies.length > 0 &&
@@ -611,10 +619,22 @@ class ScriptedSession implements AgentSession {
         t.idParam !== null &&
         this.#args.has(t.idParam) &&
         (t.tool.parameters.required ?? []).every(
-          (p) => t.verifies.includes(p) || this.#argsFor(t)[p] !== undefined,
+          (p) => t.verifies.includes(p) || this.#argsFor(t)[p] !== undefined || ownId(t, p),
         ),
     );
     if (!verifier) return null;
+    const unknownId = (verifier.tool.parameters.required ?? []).filter(
+      (p) => !verifier.verifies.includes(p) && this.#argsFor(verifier)[p] === undefined,
+    );
+    if (unknownId.length > 0) {
+      if (unknownId.some((p) => (this.#asked.get(p) ?? 0) < MAX_ASKS))
+        return this.#ask(verifier, unknownId, true);
+      this.#verified = false;
+      this.#pending = { kind: "reported" };
+      return this.#say(
+        `I'm sorry, without your ${spokenName(unknownId[0] as string)} I can't confirm it's your account, so I can't make changes to it. Is there anything else I can help with?`,
+      );
+    }
     // The same details checked again would fail again: that is a mismatch, not a new try.
     const tried = JSON.stringify(this.#argsFor(verifier));
     if (this.#verifyTried.has(tried) && verifier.verifies.every((p) => this.#args.has(p))) {

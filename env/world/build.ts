@@ -548,11 +548,26 @@ class Subject {
             details[param] = String(value);
         }
       }
+    const ids = Object.assign(keyed(), Object.fromEntries(this.#ids));
+    // Who a check of who they are asks by their own id (`check_verification_code(user_id)`) knows it.
+    if (!this.#stranger)
+      for (const tool of this.#model.tools.values()) {
+        if (tool.verifies.length === 0) continue;
+        for (const [param, entity] of tool.idEntities)
+          if (
+            entity === this.#model.person.name &&
+            !(param in ids) &&
+            param !== tool.idParam &&
+            // …never under a name the request uses for another record (a colleague's withheld id).
+            !this.#tool.idEntities.has(param)
+          )
+            ids[param] = this.#personId;
+      }
     return {
       name: identity.name,
       email: this.#email ?? identity.email,
       phone: identity.phone,
-      ids: Object.assign(keyed(), Object.fromEntries(this.#ids)),
+      ids,
       about: this.#about(),
       claims: this.#claims,
       candidates: this.#candidates,

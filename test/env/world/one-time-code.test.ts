@@ -77,3 +77,39 @@ describe("a one-time code", () => {
     expect(checked).toBeGreaterThan(0);
   });
 });
+
+describe("a check that takes the person's own id", () => {
+  it("is made before a write, the person asked for their id, and never skipped for want of it", async () => {
+    const withOwnId = {
+      ...CODE_DESK,
+      tools: (CODE_DESK.tools as Record<string, unknown>[]).map((tool) =>
+        tool.name === "check_verification_code"
+          ? mcpTool("check_verification_code", "Check the one-time code the customer typed in.", {
+              account_id: ACCOUNT_ID,
+              customer_id: { type: "string" },
+              code: { type: "string", pattern: "^\\d{6}$" },
+            })
+          : tool,
+      ),
+    } as unknown as AgentSpec;
+    const rows = await offlineRows(withOwnId, 60);
+    let writes = 0;
+    for (const row of rows) {
+      const calls = row.messages.flatMap((m) =>
+        m.role === "assistant"
+          ? (m.tool_calls ?? []).map((c) => ({
+              name: c.function.name,
+              args: JSON.parse(c.function.arguments) as Record<string, unknown>,
+            }))
+          : [],
+      );
+      const write = calls.findIndex((c) => c.name === "change_plan");
+      if (write < 0) continue;
+      writes++;
+      // The last check before it (a person may first misread their id).
+      const check = calls.slice(0, write).findLast((c) => c.name === "check_verification_code");
+      expect(check?.args.customer_id, row.id).toBe(row.situation.world_state.person.customer_id);
+    }
+    expect(writes).toBeGreaterThan(0);
+  });
+});
