@@ -1320,6 +1320,36 @@ class ScriptedSession implements AgentSession {
   }
 
   /**
+   * The person's own ids a check of who they are will take before the write in hand
+   * (`check_verification_code(user_id)`), not known yet: asked with the first question about who
+   * they are.
+   */
+  #ownIdsAhead(): string[] {
+    const intent = this.#intent;
+    if (
+      !intent ||
+      (intent.kind !== "change" && intent.kind !== "create") ||
+      this.#verified !== null ||
+      !this.#agent.policy.identity.required
+    )
+      return [];
+    const person = this.#model.person.name;
+    for (const verifier of this.#model.tools.values()) {
+      if (verifier.verifies.length === 0 || verifier === intent) continue;
+      const args = this.#argsFor(verifier);
+      return (verifier.tool.parameters.required ?? []).filter(
+        (p) =>
+          p !== verifier.idParam &&
+          !verifier.verifies.includes(p) &&
+          args[p] === undefined &&
+          verifier.idEntities.get(p) === person &&
+          (this.#asked.get(p) ?? 0) === 0,
+      );
+    }
+    return [];
+  }
+
+  /**
    * A check of who the person is, for a request about someone else of their kind (an admin
    * removing a colleague), takes the person's own id from where the request names it
    * (`requested_by_user_id`), never the colleague's: the parameter, and where its value is.
@@ -1372,7 +1402,7 @@ class ScriptedSession implements AgentSession {
     });
     // The details a check takes are asked for in one go, as a person expects to be asked them;
     // an object or a list is asked for on its own.
-    const asked = together
+    const first = together
       ? simple.length > 0
         ? simple
         : params.slice(0, 1)
@@ -1381,10 +1411,17 @@ class ScriptedSession implements AgentSession {
         : simple.length > 1
           ? simple.slice(0, 4)
           : params.slice(0, 1);
+    // Who they are is asked with what the check of it will take of theirs (their user id), a
+    // question saved in a conversation that is long already.
+    const ahead = first.some((p) => tool.idEntities.has(p) || identityKey(snake(p)) !== null)
+      ? this.#ownIdsAhead().filter((p) => !first.includes(p))
+      : [];
+    const asked = [...first, ...ahead];
     this.#pending = { kind: "ask", tool, params: asked };
     const times = Math.max(...asked.map((p) => this.#asked.get(p) ?? 0));
     for (const p of asked) this.#asked.set(p, (this.#asked.get(p) ?? 0) + 1);
     const named = asked.map((p) => {
+      if (ahead.includes(p)) return `your ${spokenName(p)}`;
       const key = identityKey(snake(p));
       if (key === "email") return "the email address on your account";
       if (key) return `your ${spokenName(p)}`;

@@ -725,6 +725,24 @@ describe("a doubt of a record the request made", () => {
   });
 });
 
+describe("a check of who the person is that takes their own id", () => {
+  it("is prepared with the first question about who they are, before a write", async () => {
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const { asked, calls } = await scripted(
+      saas,
+      "I'd like to apply the coupon to my workspace, with coupon code SPRING25X.",
+      {
+        replies: [
+          [/workspace ID and your user ID/, "workspace id ws_7Hq2LmX9, user id usr_11HZX1K1"],
+        ],
+        until: (name) => name === "send_verification_code",
+      },
+    );
+    expect(asked[0]).toBe("Could you give me your workspace ID and your user ID?");
+    expect(calls.at(-1)?.args).toEqual({ workspace_id: "ws_7Hq2LmX9", user_id: "usr_11HZX1K1" });
+  });
+});
+
 describe("a doubt of a change no read can show", () => {
   it("is answered by the read and what the write's own answer said, not by the records it only named", async () => {
     const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
