@@ -45,3 +45,15 @@ export function mcpTool(
     ...(output ? { outputSchema: { type: "object", properties: output } } : {}),
   };
 }
+
+/** The calls the agent made in a row, in order, each with its parsed arguments. */
+export function callsOf(row: Row): { name: string; args: Record<string, unknown> }[] {
+  return row.messages.flatMap((m) =>
+    m.role === "assistant"
+      ? (m.tool_calls ?? []).map((c) => ({
+          name: c.function.name,
+          args: JSON.parse(c.function.arguments) as Record<string, unknown>,
+        }))
+      : [],
+  );
+}

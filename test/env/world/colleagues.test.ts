@@ -7,7 +7,7 @@ import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import type { AgentSpec, WorldKind, WorldRecord } from "../../../spec/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
-import { mcpTool, offlineRows } from "../../support/specs.ts";
+import { callsOf, mcpTool, offlineRows } from "../../support/specs.ts";
 
 const WORKSPACE_ID = {
   type: "string",
@@ -163,14 +163,7 @@ describe("the offline agent, for an admin acting on a colleague", () => {
     let changed = 0;
     let checked = 0;
     for (const row of rows) {
-      const calls = row.messages.flatMap((m) =>
-        m.role === "assistant"
-          ? (m.tool_calls ?? []).map((c) => ({
-              name: c.function.name,
-              args: JSON.parse(c.function.arguments) as Record<string, unknown>,
-            }))
-          : [],
-      );
+      const calls = callsOf(row);
       const me = row.situation.world_state.person.customer_id;
       for (const check of calls.filter((c) => c.name === "check_verification_code")) {
         expect(check.args.user_id).toBe(me);

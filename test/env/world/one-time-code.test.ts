@@ -4,7 +4,7 @@ import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import type { AgentSpec } from "../../../spec/index.ts";
 import { situationOf } from "../../fixtures/situations.ts";
-import { mcpTool, offlineRows } from "../../support/specs.ts";
+import { callsOf, mcpTool, offlineRows } from "../../support/specs.ts";
 
 const ACCOUNT_ID = { type: "string", description: "Account id, e.g. 'acc_7Hq2LmX9'." };
 
@@ -95,14 +95,7 @@ describe("a check that takes the person's own id", () => {
     const rows = await offlineRows(withOwnId, 60);
     let writes = 0;
     for (const row of rows) {
-      const calls = row.messages.flatMap((m) =>
-        m.role === "assistant"
-          ? (m.tool_calls ?? []).map((c) => ({
-              name: c.function.name,
-              args: JSON.parse(c.function.arguments) as Record<string, unknown>,
-            }))
-          : [],
-      );
+      const calls = callsOf(row);
       const write = calls.findIndex((c) => c.name === "change_plan");
       if (write < 0) continue;
       writes++;
