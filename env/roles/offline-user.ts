@@ -345,8 +345,10 @@ export class OfflineUser {
     }
     // Details one of which holds commas (an address) are set off by semicolons.
     const between = parts.some((part) => part.includes(",")) ? "; " : ", ";
+    // A sentence among labelled details ("…I don't have it to hand, sorry. It's my workspace.")
+    // gives up its stop to the separator: no "workspace.; user id".
     const content = labelled
-      ? `${this.#rng.pick(["Sure: ", "Here you go: ", "", "Okay, "])}${parts.join(keep(between))}.`
+      ? `${this.#rng.pick(["Sure: ", "Here you go: ", "", "Okay, "])}${parts.map((part) => part.replace(/\.$/, "")).join(keep(between))}.`
       : parts.join(" ");
     return misstated.length > 0 ? { content, misstated } : { content };
   }

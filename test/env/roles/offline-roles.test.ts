@@ -386,6 +386,23 @@ describe("the offline person", () => {
     expect(said).toMatch(/register a new move in/i);
   });
 
+  it("joins a sentence among the details asked together without its stop: no '.;'", async () => {
+    const saas = await agentOf("test/fixtures/specs/saas-admin.json");
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const setup = personOf(
+        saas,
+        { tool: "get_workspace", world: "duplicate_records", stance: "cooperative" },
+        seed,
+      );
+      const asked = conversation(
+        "Could you give me your workspace ID and the email address on your account?",
+      );
+      const said = (await offlineUser.start(setup).reply(asked)).content;
+      expect(said.replace(/[\uE000\uE001]/g, "")).toMatch(/workspace id to hand/i);
+      expect(said, `seed ${seed}`).not.toMatch(/\.[\uE000\uE001]*[;,] /);
+    }
+  });
+
   /** How a skeptical person ends after doubting a report `done` and hearing `readBack`, both given the goal's arguments. */
   const afterDoubt = async (
     spec: string,
