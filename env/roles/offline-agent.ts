@@ -1356,10 +1356,7 @@ class ScriptedSession implements AgentSession {
    */
   #ownId(tool: ToolModel): { param: string; from: string } | null {
     const intent = this.#intent;
-    const checks =
-      tool.verifies.length > 0 ||
-      [...this.#model.tools.values()].some((t) => t.sentBy === tool.tool.name);
-    if (!checks || !intent?.another) return null;
+    if ((tool.verifies.length === 0 && !tool.sends) || !intent?.another) return null;
     const person = this.#model.person.name;
     const from = intent.refs.find((r) => r.entity === person && r.by === "id" && !r.many)?.param;
     const param = [...tool.idEntities].find(([, entity]) => entity === person)?.[0];
