@@ -1,6 +1,7 @@
 import type { ChatMessage, Check, CheckedGrade, Goal, Situation } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { AGENT_WRITTEN, composedByAgent } from "../text/agent-written.ts";
+import { canonicalJson } from "../util/hash.ts";
 import { snake } from "../util/names.ts";
 import { parsedJson } from "../util/parsed.ts";
 import { type Baseline, createWorld, type World } from "../world/world.ts";
@@ -131,7 +132,8 @@ function effects(baseline: Baseline, world: World, composed: ReadonlySet<string>
           ([k]) => k !== "updated_at" && !AGENT_WRITTEN.test(snake(k)) && !composed.has(k),
         ),
       );
-      out.push(`${collection} ${replaceIds(JSON.stringify(rest), created, lengths)}`);
+      // Keys in a fixed order: a record made by a call holds its fields in the order it named them.
+      out.push(`${collection} ${replaceIds(canonicalJson(rest), created, lengths)}`);
     }
   }
   return out.sort().join("\n");

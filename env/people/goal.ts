@@ -184,24 +184,26 @@ export function goalOf(world: World, rng: Rng): Goal {
   for (const [param, window] of tool.dateWindows)
     if (args[param] !== undefined && outsideWindow(args[param], window))
       args[param] = dayWithin(window, rng);
+  // Two identical records (the duplicate_records world): the person means one, not knowing its id,
+  // so their request names neither; either is the goal, and the call that would do it names one.
+  const { duplicates, entity: duplicated } = world.state.shaped as {
+    duplicates?: string[];
+    entity?: string;
+  };
+  const twinParam =
+    duplicates && duplicates.length > 1 && duplicated
+      ? duplicatedParam(world, tool, args, duplicated, duplicates)
+      : null;
+  if (twinParam) delete args[twinParam];
   const goal: Goal = {
     tool: tool.tool.name,
     arguments: args,
     text: requestText(tool, entity, args, world.model, whoElse(world, tool, args)),
   };
-  // Two identical records (the duplicate_records world): the person means one, not knowing its id;
-  // either is the goal, and the call that would do it names one of them.
-  const duplicates = (world.state.shaped as { duplicates?: string[] }).duplicates;
-  if (
-    tool.idParam &&
-    duplicates &&
-    duplicates.length > 1 &&
-    args[tool.idParam] === undefined &&
-    tool.entity === world.state.subject.entity
-  ) {
+  if (twinParam && duplicates) {
     const [first, ...others] = duplicates as [string, ...string[]];
-    args[tool.idParam] = first;
-    goal.alternatives = others.map((id) => ({ ...args, [tool.idParam as string]: id }));
+    args[twinParam] = first;
+    goal.alternatives = others.map((id) => ({ ...args, [twinParam]: id }));
   }
   return goal;
 }
@@ -444,6 +446,34 @@ export function openingRequest(world: World, goal: Goal): string {
     ),
   );
   return requestText(tool, entity, kept, world.model, whoElse(world, tool, kept));
+}
+
+/**
+ * The argument of a duplicate_records goal that names one of the two alike records: the id of
+ * what the call acts on, or a required reference to it (the account a payment plan is set up on).
+ * Null when the goal names one of them already; one it took from another of the person's records
+ * (a list's filter read off some record of theirs) is put right, as the person means the twins. A
+ * catalog's twins (two alike flights) are no record of the person's: what the goal chose stands.
+ */
+function duplicatedParam(
+  world: World,
+  tool: ToolModel,
+  args: Record<string, unknown>,
+  entity: string,
+  twins: readonly string[],
+): string | null {
+  if (world.model.entities.get(entity)?.catalog)
+    return tool.idParam && tool.entity === entity && args[tool.idParam] === undefined
+      ? tool.idParam
+      : null;
+  const open = (param: string) => args[param] === undefined || !twins.includes(String(args[param]));
+  if (tool.idParam && tool.entity === entity) return open(tool.idParam) ? tool.idParam : null;
+  const required = new Set(tool.tool.parameters.required ?? []);
+  const ref = tool.refs.find(
+    (r) =>
+      r.entity === entity && r.by === "id" && !r.many && r.role === null && required.has(r.param),
+  );
+  return ref && open(ref.param) ? ref.param : null;
 }
 
 /** Someone else a change is about whose id the request lacks, as the person knows them ("the user Aiko Reyes"). */

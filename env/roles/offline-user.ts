@@ -412,6 +412,8 @@ export class OfflineUser {
     const held = [
       ...Object.values(p.details.ids),
       ...flatten(p.goal.arguments),
+      // Two alike records either of which is what they mean: neither is a stranger.
+      ...(p.goal.alternatives ?? []).flatMap(flatten),
       ...Object.values(p.details.candidates).flat(),
       ...Object.values(p.details.details),
     ];
@@ -461,16 +463,28 @@ export class OfflineUser {
    * id, never a user id.
    */
   #ownFor(text: string, stranger: string): string | undefined {
-    // Their ids, and the ids of what they asked for (the new slot they chose).
+    // Their ids, and the ids of what they asked for (the new slot they chose), but for one of two
+    // alike records, whose id they never knew.
+    const { goal } = this.#persona;
     const ids = [
       ...Object.entries(this.#persona.details.ids),
-      ...Object.entries(this.#persona.goal.arguments).filter(
+      ...Object.entries(goal.arguments).filter(
         (entry): entry is [string, string] =>
-          typeof entry[1] === "string" && /(_id|Id)$/.test(entry[0]),
+          typeof entry[1] === "string" &&
+          /(_id|Id)$/.test(entry[0]) &&
+          !goal.alternatives?.some((other) => other[entry[0]] !== entry[1]),
       ),
     ];
     const at = text.indexOf(stranger);
-    const before = text.slice(Math.max(0, at - 40), at).toLowerCase();
+    // Only words since the last value said before it: in "user IDs usr_1, workspace ID ws_2" the
+    // user id's label names usr_1, not ws_2.
+    const after = this.#ids(text)
+      .filter((id) => id !== stranger)
+      .map((id) => {
+        const said = text.lastIndexOf(id, at - id.length);
+        return said < 0 ? 0 : said + id.length;
+      });
+    const before = text.slice(Math.max(0, at - 40, ...after), at).toLowerCase();
     const named = ids.filter(([param]) => before.includes(askedWords(param).spoken.toLowerCase()));
     // The detail named nearest the id is the one it was given for.
     const nearest = named.sort(

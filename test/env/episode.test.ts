@@ -137,6 +137,43 @@ describe("Episode", () => {
     });
   });
 
+  it("reward: a record a call made is judged by its fields, whatever order the call named them in", async () => {
+    const situation = situationOf(finance, { tool: "transfer_funds", stance: "cooperative" });
+    const episode = new Episode({ spec: finance, situation });
+    await episode.reset();
+    const reversed = Object.fromEntries(Object.entries(episode.goal.arguments).reverse());
+    expect(Object.keys(reversed)).not.toEqual(Object.keys(episode.goal.arguments));
+    await episode.step(call("transfer_funds", reversed));
+    expect(episode.reward().checks[0]).toMatchObject({ name: "goal_state", passed: true });
+  });
+
+  it("reward: with two alike accounts, a plan set up on either reaches the goal and none does not", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const situation = situationOf(energy, {
+      tool: "create_payment_plan",
+      world: "duplicate_records",
+      stance: "cooperative",
+    });
+    const played = async (account: unknown) => {
+      const episode = new Episode({ spec: energy, situation });
+      await episode.reset();
+      if (account !== undefined)
+        await episode.step(
+          call("create_payment_plan", { ...episode.goal.arguments, account_number: account }),
+        );
+      await episode.step(say("Is there anything else I can help you with?"));
+      return episode;
+    };
+    const { goal, world } = await played(undefined);
+    const twins = (world.state.shaped as { duplicates: string[] }).duplicates;
+    // The account is a reference of the plan, not what the call acts on: the goal still names it.
+    expect(goal.arguments.account_number).toBe(twins[0]);
+    expect(goal.alternatives?.map((a) => a.account_number)).toEqual(twins.slice(1));
+    for (const twin of twins)
+      expect((await played(twin)).reward().checks[0], twin).toMatchObject({ passed: true });
+    expect((await played(undefined)).reward().checks[0]).toMatchObject({ passed: false });
+  });
+
   it("reward: a hand-off carrying context the person did not ask for (their account) is the hand-off asked", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const situation = situationOf(energy, { tool: "transfer_to_agent", stance: "cooperative" });

@@ -683,6 +683,38 @@ describe("the offline person", () => {
     expect(none).not.toContain("usr_55HZX2K9");
   });
 
+  it("with two alike workspaces a ticket is filed on, takes either read back as theirs, and never answers one with a user id said before it", async () => {
+    const saas = await agentOf("test/fixtures/specs/saas-admin.json");
+    const setup = personOf(saas, {
+      tool: "support_ticket_create",
+      world: "duplicate_records",
+      stance: "cooperative",
+    });
+    const twins = (setup.world.state.shaped as { duplicates: string[] }).duplicates;
+    const userId = setup.persona.details.ids.user_id as string;
+    expect(setup.persona.details.ids.workspace_id).toBeUndefined();
+    const reader = IdentifierReader.of(saas);
+    const knows = { ids: (text: string) => reader.read(text) };
+    const readBack = (workspace: string) =>
+      say(
+        `To confirm, I'll create the support ticket with affected user IDs ${userId}, workspace ID ${workspace}. Shall I go ahead?`,
+      );
+    for (const twin of twins) {
+      const said = new OfflineUser(setup.persona, 1, knows).reply([
+        ...conversation(),
+        readBack(twin),
+      ]).content;
+      expect(said, twin).toMatch(/\byes\b/i);
+      expect(said, twin).not.toMatch(/isn't mine|don't know the number/i);
+    }
+    const stranger = `ws_${"Q".repeat(8)}`;
+    const turnedDown = new OfflineUser(setup.persona, 1, knows).reply([
+      ...conversation(),
+      readBack(stranger),
+    ]).content;
+    expect(turnedDown).not.toContain(userId);
+  });
+
   it("plays a custom stance from its name or description", async () => {
     const spec = JSON.parse(readFileSync(RETAIL, "utf8")) as AgentSpec;
     const custom = Agent.from({
