@@ -388,13 +388,21 @@ export class OfflineUser {
         .split(/[^a-z0-9]+/)
         .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
     );
-    // "ws_IwAPKWwq (Harbor workspace, team)": an id the person recognises, then what it is.
-    const seen = new Set(this.#ids(text));
+    // "ws_IwAPKWwq (Harbor workspace, team)": an id the person recognises, then what it is. An id
+    // may hold spaces ("ACC 4863 5995"): the one recognised right before the brackets is taken whole.
+    const seen = this.#ids(text);
     const options = [...text.matchAll(/([#\w-]+) \(([^)]*)\)/g)]
-      .filter((m) => seen.has(m[1] as string) || /\d{4,}/.test(m[1] as string))
+      .map((m) => {
+        const said = text.slice(0, m.index + (m[1] as string).length);
+        return {
+          id: seen.find((id) => said.endsWith(id)) ?? (m[1] as string),
+          what: m[2] as string,
+        };
+      })
+      .filter((m) => seen.includes(m.id) || /\d{4,}/.test(m.id))
       .map((m) => ({
-        id: m[1] as string,
-        score: (m[2] as string)
+        id: m.id,
+        score: m.what
           .toLowerCase()
           .split(/[^a-z0-9]+/)
           .filter((w) => about.has(w)).length,

@@ -837,12 +837,64 @@ class Subject {
     const when = ["created_at", "date"].map((f) => shown[f]).find((v) => typeof v === "string") as
       | string
       | undefined;
+    // Only a person who cannot quote the id tells the record by what it is.
+    const telling =
+      this.#heldSubjectId() === null
+        ? this.#telling(r, text === undefined ? null : String(text))
+        : null;
+    const words = [text, telling].filter((w) => w !== undefined && w !== null).map(String);
     return [
       `their ${this.entity.name}`,
-      text ? `(${String(text)})` : "",
+      words.length > 0 ? `(${words.join(", ")})` : "",
       when ? `from ${when.slice(0, 10)}` : "",
     ]
       .filter(Boolean)
       .join(" ");
   }
+
+  /**
+   * A choice the subject holds that tells it from most of the person's other records of its kind
+   * ("consumer", "pending move in"), where its name does not: a person with four accounts and no
+   * number knows which kind theirs is, and picks it from a list by that. Null when nothing else is
+   * theirs.
+   */
+  #telling(r: WorldRecord, label: string | null): string | null {
+    const { idField } = this.entity;
+    const others = this.#store
+      .ownedBy(this.entity.name, this.#personId)
+      .filter((o) => o !== r && !alike(o, r, idField));
+    if (others.length === 0) return null;
+    if (label !== null && others.every((o) => o.name !== label && o.description !== label))
+      return null;
+    const choices = [
+      ...(this.entity.statuses.usable.length > 0 ? ["status"] : []),
+      ...[...this.entity.fields]
+        .filter(([, schema]) => Array.isArray(schema?.enum) || Array.isArray(schema?.items?.enum))
+        .map(([field]) => field),
+    ];
+    let best: { words: string; sharing: number } | null = null;
+    for (const field of choices) {
+      const value = r[field];
+      const words = Array.isArray(value)
+        ? value.every((v) => typeof v === "string") && value.length > 0
+          ? value.join(" and ")
+          : null
+        : typeof value === "string" && value !== ""
+          ? value
+          : null;
+      if (words === null) continue;
+      const shown = JSON.stringify(value);
+      const sharing = others.filter((o) => JSON.stringify(o[field]) === shown).length;
+      if (sharing < others.length && (best === null || sharing < best.sharing))
+        best = { words: words.replace(/_/g, " "), sharing };
+    }
+    return best?.words ?? null;
+  }
+}
+
+/** Two records the same in all but their id: a duplicate's twins. */
+function alike(a: WorldRecord, b: WorldRecord, idField: string): boolean {
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((k) => k === idField || JSON.stringify(a[k]) === JSON.stringify(b[k]));
 }

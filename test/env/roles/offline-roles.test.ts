@@ -715,6 +715,45 @@ describe("the offline person", () => {
     expect(turnedDown).not.toContain(userId);
   });
 
+  it("with no account number, picks theirs from a list by the kind it is, and names it whole", async () => {
+    const energy = await agentOf("test/fixtures/specs/utility-energy.json");
+    const reader = IdentifierReader.of(energy);
+    let told = 0;
+    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      const setup = personOf(
+        energy,
+        { tool: "create_payment_plan", world: "duplicate_records", stance: "cooperative" },
+        seed,
+      );
+      const { duplicates, entity } = setup.world.state.shaped as {
+        duplicates: string[];
+        entity: string;
+      };
+      if (entity !== "account") continue;
+      const accounts = setup.world.store.ownedBy("account", setup.world.state.person.customer_id);
+      const twin = accounts.find((a) => a.account_number === duplicates[0]);
+      // Theirs are told apart where no other account is of their kind.
+      const others = accounts.filter((a) => !duplicates.includes(a.account_number as string));
+      if (!twin || others.length === 0 || others.some((a) => a.status === twin.status)) continue;
+      told++;
+      expect(setup.persona.details.about).toContain(String(twin.status).replace(/_/g, " "));
+      const listed = [
+        ...others,
+        ...accounts.filter((a) => duplicates.includes(a.account_number as string)),
+      ];
+      const listing = say(
+        `I can see ${listed.length} accounts that could be it: ${listed.map((a) => `${a.account_number} (${a.holder_name_masked}, ${a.status})`).join("; ")}. Which one do you mean?`,
+      );
+      const picked = new OfflineUser(setup.persona, 1, { ids: (text) => reader.read(text) }).reply([
+        ...conversation(),
+        listing,
+      ]).content;
+      const named = duplicates.filter((id) => picked.includes(id));
+      expect(named.length, `${seed}: ${picked}`).toBe(1);
+    }
+    expect(told).toBeGreaterThan(0);
+  });
+
   it("plays a custom stance from its name or description", async () => {
     const spec = JSON.parse(readFileSync(RETAIL, "utf8")) as AgentSpec;
     const custom = Agent.from({
