@@ -12,6 +12,7 @@ import { agentWrites, isFreeText } from "../text/agent-written.ts";
 import { givesGoAhead } from "../text/phrases.ts";
 import { intentOf, intentScores, needsConfirmation, untypo, wantsHuman } from "../text/reading.ts";
 import { fits, readValue, spokenName } from "../text/slots.ts";
+import { tellingWords } from "../text/telling.ts";
 import { swapTypos } from "../text/typos.ts";
 import { nameWords, verbOf } from "../tools.ts";
 import { fnv1a } from "../util/hash.ts";
@@ -146,6 +147,17 @@ class ScriptedSession implements AgentSession {
   readonly #foundNoOne = new Set<string>();
   /** Values the person said were wrong. */
   readonly #rejected = new Set<string>();
+  /**
+   * A list made under each of the person's records in turn, to find one they have no id for (the
+   * lines of each of their accounts): the owner's parameter, the owners listed under, what the
+   * lists showed, and the owner each record was listed under.
+   */
+  #byOwner: {
+    param: string;
+    listed: Set<string>;
+    records: Record<string, unknown>[];
+    ownerOf: Map<string, unknown>;
+  } | null = null;
   /** Values the world already said it could not find, by argument. */
   readonly #notFound = new Map<string, Set<string>>();
   readonly #said = new Set<string>();
@@ -290,7 +302,7 @@ class ScriptedSession implements AgentSession {
         (SECOND.test(text) ? pending.ids[1] : undefined) ??
         (THIRD.test(text) ? pending.ids[2] : undefined) ??
         (FIRST.test(text) ? pending.ids[0] : undefined);
-      if (picked) this.#args.set(pending.param, picked);
+      if (picked) this.#take(pending.param, picked);
       return null;
     }
     let unclaimed = text;
@@ -469,11 +481,14 @@ class ScriptedSession implements AgentSession {
       this.#missing(reader).length === 0
     ) {
       // A list just read with the same arguments showed the record (the one the person picked
-      // from it): what it showed of its state is known, and is not read again.
+      // from it), as did the lists made under each of their records to find it (a line among
+      // their accounts'): what it showed of its state is known, and is not read again.
       if (
-        reader.kind === "read_many" &&
-        this.#made.has(this.#callKey(reader)) &&
-        this.#seen.get(tool.entity)?.has(String(target))
+        (reader.kind === "read_many" &&
+          this.#made.has(this.#callKey(reader)) &&
+          this.#seen.get(tool.entity)?.has(String(target))) ||
+        (this.#byOwner?.ownerOf.has(String(target)) &&
+          this.#statusSeen.has(`${tool.entity} ${String(target)}`))
       )
         return this.#afterRead(reader, null, null, conversation);
       return this.#call(reader, "read");
@@ -759,8 +774,11 @@ class ScriptedSession implements AgentSession {
       return next;
     }
     if (call?.purpose === "read") return this.#afterRead(tool, body, error, conversation);
-    if (call?.purpose === "list" && call.listingFor && body && !error)
-      return this.#choose(call.listingFor, body, conversation);
+    if (call?.purpose === "list" && call.listingFor && body && !error) {
+      const pooled = this.#pooled(call.tool, call.listingFor, body, conversation);
+      if (pooled === "next") return this.#call(call.tool, "list", undefined, call.listingFor);
+      return this.#choose(call.listingFor, pooled ?? body, conversation);
+    }
     if (error && this.#slip === "claimed_success_after_error") {
       this.#slip = null;
       this.#pending = { kind: "reported" };
@@ -1145,12 +1163,7 @@ class ScriptedSession implements AgentSession {
     const records = recordsOf(body);
     const tool = this.#intent as ToolModel;
     const entity = this.#model.entities.get(tool.idEntities.get(param) as string) as EntityModel;
-    const said = new Set(
-      conversation
-        .filter((m) => m.role === "user")
-        .flatMap((m) => m.content.toLowerCase().split(/[^a-z0-9]+/))
-        .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
-    );
+    const said = saidWords(conversation);
     // Someone the request is about for the person is not the person (their own id, said for another argument).
     const own = this.#someoneElse(param)
       ? new Set(
@@ -1164,18 +1177,13 @@ class ScriptedSession implements AgentSession {
       .filter((r) => !own.has(String(r[entity.idField])))
       .map((r) => ({
         r,
-        score: new Set(
-          JSON.stringify(r)
-            .toLowerCase()
-            .split(/[^a-z0-9]+/)
-            .filter((w) => said.has(w)),
-        ).size,
+        score: new Set(tellingWords(JSON.stringify(r)).filter((w) => said.has(w))).size,
       }));
     const best = Math.max(0, ...scored.map((s) => s.score));
     const candidates = scored.filter((s) => best === 0 || s.score === best).map((s) => s.r);
     this.#unknownIds.delete(param);
     if (candidates.length === 1) {
-      this.#args.set(param, (candidates[0] as Record<string, unknown>)[entity.idField]);
+      this.#take(param, (candidates[0] as Record<string, unknown>)[entity.idField]);
       this.#pending = null;
       return this.#next(conversation);
     }
@@ -1688,7 +1696,18 @@ class ScriptedSession implements AgentSession {
   ): AgentTurn | null {
     const param = missing.find((p) => tool.idEntities.has(p) && this.#unknownIds.has(p));
     const lister = param === undefined ? undefined : this.#lister(tool, param);
-    if (!lister || this.#missing(lister).length > 0) return null;
+    if (!lister) return null;
+    const lacking = this.#missing(lister);
+    const owner = fresh ? null : this.#nextOwner(lister, lacking);
+    if (owner) return this.#call(lister, "list", undefined, param);
+    if (lacking.length > 0) {
+      // A list found by a detail of the person's (`listTickets(userEmail)`) is worth asking it
+      // for; one that needs another id they lack is not.
+      const askable =
+        !lacking.some((p) => lister.idEntities.has(p)) &&
+        lacking.every((p) => (this.#asked.get(p) ?? 0) === 0);
+      return askable && !fresh ? this.#ask(lister, lacking) : null;
+    }
     if (fresh && this.#made.has(this.#callKey(lister))) return null;
     // A list of everyone's records (`find_workspace()`) is narrowed to the person's by a detail of
     // theirs: one they said, or gave for another argument (a contact email), else asked for.
@@ -1707,6 +1726,66 @@ class ScriptedSession implements AgentSession {
       this.#args.set(narrowing, value);
     }
     return this.#call(lister, "list", undefined, param);
+  }
+
+  /**
+   * Where a list is made under a record of the person's they have several of (`list_lines` under
+   * an account, of four found by their phone number), the next of those to list under, set as the
+   * list's argument; null when the list lacks anything else or every one has been listed.
+   */
+  #nextOwner(lister: ToolModel, lacking: string[]): string | null {
+    const [param] = lacking;
+    const entityName = param === undefined ? undefined : lister.idEntities.get(param);
+    if (lacking.length !== 1 || param === undefined || entityName === undefined) return null;
+    const entity = this.#model.entities.get(entityName) as EntityModel;
+    if (entity.catalog) return null;
+    const owners = [...(this.#seen.get(entityName) ?? [])].filter((id) => !this.#rejected.has(id));
+    if (this.#byOwner?.param !== param)
+      this.#byOwner = { param, listed: new Set(), records: [], ownerOf: new Map() };
+    const next = owners.find((id) => !this.#byOwner?.listed.has(id));
+    if (next === undefined) return null;
+    this.#byOwner.listed.add(next);
+    this.#args.set(param, entity.idFormat.numeric ? Number(next) : next);
+    return next;
+  }
+
+  /**
+   * A list made under one of several owners: its records join those of the owners listed before.
+   * "next" when none of them is what the person described and an owner is left to list under (the
+   * list's argument is set to it); else all the records listed, or null for a list of one owner.
+   */
+  #pooled(
+    lister: ToolModel,
+    param: string,
+    body: Record<string, unknown>,
+    conversation: readonly ChatMessage[],
+  ): Record<string, unknown> | "next" | null {
+    const byOwner = this.#byOwner;
+    if (!byOwner || !lister.idEntities.has(byOwner.param) || byOwner.listed.size === 0) return null;
+    const tool = this.#intent as ToolModel;
+    const entity = this.#model.entities.get(tool.idEntities.get(param) as string) as EntityModel;
+    const owner = this.#args.get(byOwner.param);
+    const records = recordsOf(body);
+    for (const record of records) {
+      byOwner.records.push(record);
+      byOwner.ownerOf.set(String(record[entity.idField]), owner);
+    }
+    // Words the person said of it, but for what every such record is called ("my line").
+    const said = saidWords(conversation);
+    for (const word of tellingWords(`${entity.name} ${entity.collection}`)) said.delete(word);
+    const described = records.some((r) =>
+      tellingWords(JSON.stringify(Object.values(r))).some((w) => said.has(w)),
+    );
+    this.#args.delete(byOwner.param);
+    if (!described && this.#nextOwner(lister, [byOwner.param])) return "next";
+    return { [entity.collection]: byOwner.records, count: byOwner.records.length };
+  }
+
+  /** Takes the id of a record the person means, and the owner it was listed under (the line's account). */
+  #take(param: string, id: unknown): void {
+    this.#args.set(param, id);
+    const owner = this.#byOwner?.ownerOf.get(String(id));
+    if (this.#byOwner && owner !== undefined) this.#args.set(this.#byOwner.param, owner);
   }
 
   /** A read-many tool that lists records of the entity an unknown id names, to find it from. */
@@ -1781,6 +1860,13 @@ function onlyNames(tool: ToolModel, ref: Ref): boolean {
 /** What a tool's name says it acts on, in words: `send_verification_code` → "verification code". */
 function objectWords(tool: ToolModel): string {
   return nameParts(tool).rest.join(" ");
+}
+
+/** The words the person has said, those long enough to tell one record from another. */
+function saidWords(conversation: readonly ChatMessage[]): Set<string> {
+  return new Set(
+    conversation.filter((m) => m.role === "user").flatMap((m) => tellingWords(m.content)),
+  );
 }
 
 /** The records an answer lists, or the record it is. */

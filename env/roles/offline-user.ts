@@ -9,6 +9,7 @@ import { Rng } from "../rng.ts";
 import { agentWrites } from "../text/agent-written.ts";
 import { IdentifierReader } from "../text/identifiers.ts";
 import { asksGoAhead, questionsIn } from "../text/phrases.ts";
+import { tellingWords } from "../text/telling.ts";
 import { lookup } from "../util/lookup.ts";
 import { memoized } from "../util/memo.ts";
 import { snake, spokenWords } from "../util/names.ts";
@@ -382,12 +383,7 @@ export class OfflineUser {
       ...Object.values(p.details.candidates).flat(),
     ].find((id) => text.includes(id));
     if (held) return { content: `The ${keep(held)} one.` };
-    const about = new Set(
-      p.details.about
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter((w) => w.length > 3 || /^\d{2,}$/.test(w)),
-    );
+    const about = new Set(tellingWords(p.details.about));
     // "ws_IwAPKWwq (Harbor workspace, team)": an id the person recognises, then what it is. An id
     // may hold spaces ("ACC 4863 5995"): the one recognised right before the brackets is taken whole.
     const seen = this.#ids(text);
@@ -402,10 +398,7 @@ export class OfflineUser {
       .filter((m) => seen.includes(m.id) || /\d{4,}/.test(m.id))
       .map((m) => ({
         id: m.id,
-        score: m.what
-          .toLowerCase()
-          .split(/[^a-z0-9]+/)
-          .filter((w) => about.has(w)).length,
+        score: tellingWords(m.what).filter((w) => about.has(w)).length,
       }));
     const best = options.reduce<{ id: string; score: number } | null>(
       (a, b) => (a === null || b.score > a.score ? b : a),

@@ -13,15 +13,15 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "6f97e98c93a983366af235e09b75aad37f1437354b105e67dce972b3be16169b",
-    meta: "625e503a8b74fe232ecaa827b755995b954b9250c9bcd0fa021bda750c074e1d",
+    rows: "2f09a662f6b49a7f5961fa9d39300ec7a5338606f52f0f3c54bdf047449f401a",
+    meta: "e6090358996398a525f1b4d7b1b5ebf3742e185ab64e8fc00f358f2aad56c568",
   },
   "personal-finance": {
     rows: "cedd3fd4902fb7db2340e895b9112b92f5c39d378b56240d243252fff8a49527",
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "445468c6c5478245a8fb1e00771879292304d8376f5451a7af24cb008fbea18c",
+    rows: "3c58dae2c86a76d87a91bcc84718aa9a35f74fd4f164433b59326a2cb98e8778",
     meta: "8f7e411341c166b9f04c36dbe3b147a9c888431adcb67f0634ce0cb9f359d62c",
   },
 };

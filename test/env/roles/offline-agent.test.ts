@@ -10,7 +10,8 @@ import { needsConfirmation } from "../../../env/text/reading.ts";
 import { propertiesOf, WorldModel } from "../../../env/world/model.ts";
 import type { AssistantMessage, ChatMessage, Row } from "../../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
-import { mcpTool } from "../../support/specs.ts";
+import { situationOf } from "../../fixtures/situations.ts";
+import { callsOf, mcpTool } from "../../support/specs.ts";
 
 const specs = {
   retail: Agent.from(referenceSpec),
@@ -1154,5 +1155,67 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(said).toMatch(
       /The appointment APT-7QK29D isn't among them; it went through when I made it: .*status cancelled\./,
     );
+  });
+
+  /** Rows of `tool` in a world of two alike records, seeds 1–12, played by the offline roles. */
+  const twinRows = async (spec: string, tool: string) => {
+    const agent = await Agent.load(spec);
+    const rows: Row[] = [];
+    for (let seed = 1; seed <= 12; seed++) {
+      const situation = situationOf(agent, { tool, world: "duplicate_records" }, seed);
+      rows.push(
+        await playEpisode(
+          agent,
+          situation,
+          new OfflineAgent({ slipRate: 0 }),
+          new OfflineWriter(),
+          offlineUser,
+          12,
+        ),
+      );
+    }
+    return rows;
+  };
+  const gaveUp = (row: Row) =>
+    row.messages.some(
+      (m) => m.role === "assistant" && /without the .* I can't/.test(m.content ?? ""),
+    );
+
+  it("finds a ticket the person has no number for by listing theirs, asking the email the list needs", async () => {
+    const rows = await twinRows("examples/it-helpdesk.json", "updateTicketPriority");
+    const listed = rows.filter((row) => callsOf(row).some((c) => c.name === "listTickets"));
+    expect(listed.length).toBeGreaterThan(0);
+    for (const row of listed) {
+      const email = callsOf(row).find((c) => c.name === "listTickets")?.args.userEmail;
+      expect(email, row.id).toBe(row.situation.world_state.person.email);
+    }
+    expect(rows.filter(gaveUp)).toEqual([]);
+    expect(rows.filter((row) => row.episode.outcome?.reached).length).toBeGreaterThan(
+      rows.length / 2,
+    );
+  });
+
+  it("finds a line among several accounts by listing each account's lines, and acts under the account it was listed in", async () => {
+    const rows = await twinRows("test/fixtures/specs/telecom.json", "sim_change");
+    const acrossAccounts = rows.filter(
+      (row) =>
+        new Set(
+          callsOf(row)
+            .filter((c) => c.name === "list_lines")
+            .map((c) => c.args.account_id),
+        ).size > 1,
+    );
+    expect(acrossAccounts.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const calls = callsOf(row);
+      const changed = calls.find((c) => c.name === "sim_change");
+      const verified = calls.find((c) => c.name === "verify_account_pin");
+      if (!changed || !verified || !calls.some((c) => c.name === "list_lines")) continue;
+      const listing = row.messages.find(
+        (m) => m.role === "tool" && m.content.includes(`"line_id":"${changed.args.line_id}"`),
+      );
+      expect(listing?.content, row.id).toContain(`"account_id":"${verified.args.account_id}"`);
+    }
+    expect(rows.filter(gaveUp)).toEqual([]);
   });
 });
