@@ -41,7 +41,15 @@ export function outcomeGrade(
       )
       .map((param) => snake(param)),
   );
-  const actual = effects(start, world, composed);
+  // Handing the person over is no change to what they came for: a request that could not be done
+  // and was passed on when they asked for someone is as reached as one only refused, and a change
+  // made before the hand-off stands.
+  const handedOver = new Set(
+    goalTool?.kind === "handoff"
+      ? []
+      : [...world.model.tools.values()].filter((t) => t.kind === "handoff").map((t) => t.entity),
+  );
+  const actual = effects(start, world, composed, handedOver);
   // The goal's own arguments, or any alternative that would do as well (the other duplicate).
   // A read replayed on records nothing has changed can read them where they are.
   const untouched = [...(world.store.touched() ?? [["", new Set([""])]])].every(
@@ -55,7 +63,7 @@ export function outcomeGrade(
       reads,
     ),
   );
-  const outcomes = replays.map((r) => effects(start, r.world, composed));
+  const outcomes = replays.map((r) => effects(start, r.world, composed, handedOver));
   const matched = outcomes.indexOf(actual);
   const answer = (replays[matched] ?? replays[0])?.answer as { ok: boolean; content: string };
   const expected = matched >= 0 ? actual : outcomes[0];
@@ -102,9 +110,14 @@ function replay(gold: World, tool: string, goalArgs: Record<string, unknown>, re
  * The records a run changed, created or removed since the baseline, as one comparable string:
  * ids of records made during the run are replaced by `<new>` (their order of creation is not part
  * of the outcome), and `updated_at` stamps are left out. Only the records the store saw touched
- * are read.
+ * are read, but for those of `ignored` entities.
  */
-function effects(baseline: Baseline, world: World, composed: ReadonlySet<string>): string {
+function effects(
+  baseline: Baseline,
+  world: World,
+  composed: ReadonlySet<string>,
+  ignored: ReadonlySet<string>,
+): string {
   const { store } = world;
   // A store that was not tracking since the baseline is compared record by record.
   const touched = store.touched() ?? everyRecord(baseline, world);
@@ -117,6 +130,7 @@ function effects(baseline: Baseline, world: World, composed: ReadonlySet<string>
     .sort((a, b) => b - a);
   const out: string[] = [];
   for (const [entity, ids] of touched) {
+    if (ignored.has(entity)) continue;
     const collection = world.model.entities.get(entity)?.collection ?? entity;
     for (const id of ids) {
       const before = baseline.records.get(entity)?.get(id);

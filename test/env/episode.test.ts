@@ -174,6 +174,40 @@ describe("Episode", () => {
     expect((await played(undefined)).reward().checks[0]).toMatchObject({ passed: false });
   });
 
+  it("reward: handing the person over is no change to what they came for, done or impossible", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const handOver = call(
+      "transfer_to_agent",
+      { team: "complaints", summary: "Wants someone." },
+      "call_2",
+    );
+    // Impossible: the account they name does not exist, so refusing and handing over both reach it.
+    const missing = situationOf(energy, {
+      tool: "create_payment_plan",
+      world: "record_missing",
+      stance: "cooperative",
+    });
+    const refused = new Episode({ spec: energy, situation: missing });
+    await refused.reset();
+    await refused.step(say("I'm sorry, I can't find that account."));
+    expect(refused.reward().checks[0]).toMatchObject({ name: "goal_state", passed: true });
+    const passedOn = new Episode({ spec: energy, situation: missing });
+    await passedOn.reset();
+    await passedOn.step(handOver);
+    expect(passedOn.reward().checks[0]).toMatchObject({ name: "goal_state", passed: true });
+    // Possible: the change made stands after a hand-off, and a hand-off instead of it is not it.
+    const normal = situationOf(energy, { tool: "create_payment_plan", stance: "cooperative" });
+    const done = new Episode({ spec: energy, situation: normal });
+    await done.reset();
+    await done.step(call("create_payment_plan", done.goal.arguments));
+    await done.step(handOver);
+    expect(done.reward().checks[0]).toMatchObject({ name: "goal_state", passed: true });
+    const instead = new Episode({ spec: energy, situation: normal });
+    await instead.reset();
+    await instead.step(handOver);
+    expect(instead.reward().checks[0]).toMatchObject({ name: "goal_state", passed: false });
+  });
+
   it("reward: a hand-off carrying context the person did not ask for (their account) is the hand-off asked", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const situation = situationOf(energy, { tool: "transfer_to_agent", stance: "cooperative" });

@@ -21,7 +21,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "3c58dae2c86a76d87a91bcc84718aa9a35f74fd4f164433b59326a2cb98e8778",
+    rows: "28720dc6825610f2f1c7265e3d7455f36ac5d2106891a7b3ee64028922f6fc28",
     meta: "8f7e411341c166b9f04c36dbe3b147a9c888431adcb67f0634ce0cb9f359d62c",
   },
 };
