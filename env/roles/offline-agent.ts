@@ -574,7 +574,14 @@ class ScriptedSession implements AgentSession {
     if (registers(tool)) return null;
     if (this.#identified === "yes") return this.#verification(tool);
     if (this.#identified !== null) return null;
-    const lookups = this.#lookups().filter((l) => l !== tool);
+    // Finding the person is what they asked for ("find my customer by phone", "…by membership
+    // number"): that call is the lookup, not another one before it.
+    const lookups = this.#lookups();
+    const findsPerson =
+      (tool.kind === "read_one" || tool.kind === "read_many") &&
+      tool.entity === this.#model.person.name &&
+      lookupParams(tool).every((p) => !tool.idEntities.has(p));
+    if (lookups.includes(tool) || findsPerson) return null;
     if (lookups.length === 0) {
       this.#identified = "yes";
       return this.#verification(tool);

@@ -59,6 +59,9 @@ const WITHOUT =
 const SENTENCE_WORDS =
   /\b(i|i'm|i've|my|me|you|your|can|could|would|please|want|need|so|is|are|it's|that's|what|why|how|the)\b/i;
 
+/** Words that join a sentence's parts: three words or more holding one are no name or code ("and no more waiting"). */
+const JOINING_WORDS = /\b(and|of|to|that|this|have)\b/i;
+
 /** Whether a value holds a word of a sentence, emails aside ("leila@proton.me" says no "me"). */
 function sentenceWordIn(value: string): boolean {
   return SENTENCE_WORDS.test(value.replace(EMAIL, " "));
@@ -292,7 +295,9 @@ export function readValue(
     identity !== null || DETAIL_PARAM.test(key) || /(^|_)(no|ref|reference)$/.test(key);
   // A postal address runs longer than a name or a code ("95 Fennel Way, Dublin D02 X285").
   const most = holdsAddress(key) ? 12 : 5;
-  if (detail && (answer.split(/\s+/).length > most || sentenceWordIn(answer))) return null;
+  const words = answer.split(/\s+/).length;
+  if (detail && (words > most || sentenceWordIn(answer))) return null;
+  if (detail && !holdsAddress(key) && words >= 3 && JOINING_WORDS.test(answer)) return null;
   if (answer.length > (schema.maxLength ?? 500)) return null;
   return { value: answer };
 }

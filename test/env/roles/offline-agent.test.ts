@@ -1218,4 +1218,27 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     }
     expect(rows.filter(gaveUp)).toEqual([]);
   });
+
+  it("finds the person by the lookup they asked for, not by another one first", async () => {
+    const airline = await Agent.load("test/fixtures/specs/airline.json");
+    let checked = 0;
+    for (const tool of ["find_customer_by_phone", "find_customer_by_membership_number"])
+      for (let seed = 1; seed <= 6; seed++) {
+        const situation = situationOf(airline, { tool, stance: "cooperative" }, seed);
+        const row = await playEpisode(
+          airline,
+          situation,
+          new OfflineAgent({ slipRate: 0 }),
+          new OfflineWriter(),
+          offlineUser,
+          12,
+        );
+        const calls = callsOf(row).filter((c) => c.name.startsWith("find_customer"));
+        if (calls.length === 0) continue;
+        checked++;
+        expect(calls[0]?.name, `${tool} ${seed}`).toBe(tool);
+        expect(row.episode.outcome?.reached, `${tool} ${seed}`).toBe(true);
+      }
+    expect(checked).toBeGreaterThan(6);
+  });
 });

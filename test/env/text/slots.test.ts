@@ -112,6 +112,14 @@ describe("reading a detail from what the person said", () => {
       expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
   });
 
+  it('reads no name out of "find my account by name and no more waiting"', async () => {
+    const telecom = WorldModel.of(await Agent.load("test/fixtures/specs/telecom.json"));
+    const find = telecom.tools.get("find_account_by_name") as ToolModel;
+    const read = (text: string) => readValue(telecom, find, "full_name", text, false)?.value;
+    expect(read("I need you to find my account by name and no more waiting.")).toBeUndefined();
+    expect(read("Find my account by name, with full name Kamala Zhang.")).toBe("Kamala Zhang");
+  });
+
   it('reads no choice out of "I\'m a bit lost"', async () => {
     const telecom = WorldModel.of(await Agent.load("test/fixtures/specs/telecom.json"));
     const suspend = telecom.tools.get("suspend_line") as ToolModel;
