@@ -330,9 +330,17 @@ class ScriptedSession implements AgentSession {
         this.#learnFrom(text, false);
         return null;
       }
-      if (/\b(don'?t|do not) (have|know|remember)\b|not sure which|\beither\b/i.test(text)) {
-        for (const p of pending.params)
-          if (pending.tool.idEntities.has(p) && !this.#args.has(p)) this.#unknownIds.add(p);
+      const lacks = /\b(don'?t|do not) (have|know|remember)\b|not sure which|\beither\b/i.test(
+        text,
+      );
+      for (const p of pending.params) {
+        const entity = pending.tool.idEntities.get(p);
+        if (entity === undefined || this.#args.has(p)) continue;
+        // The record described where its id was asked ("It's my workspace (Harbor workspace)
+        // from 2026-05-15") is one they have no id for.
+        const words = regexLiteral(entity.replace(/_/g, " "));
+        const described = new RegExp(`\\bmy ${words} \\(`, "i").test(text);
+        if (lacks || described) this.#unknownIds.add(p);
       }
       // The answer to one question is that detail: a date of birth is not also a reading date.
       if (answered && alone) return null;

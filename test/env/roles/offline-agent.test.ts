@@ -1241,4 +1241,28 @@ describe("a doubt after a write, checked in the list that holds the record", () 
       }
     expect(checked).toBeGreaterThan(6);
   });
+
+  it("takes a ticket described where its id was asked as one the person has no id for, and lists theirs at once", async () => {
+    const helpdesk = await Agent.load("examples/it-helpdesk.json");
+    const { calls, asked } = await scripted(
+      helpdesk,
+      "I'd like to change my ticket priority to high.",
+      {
+        tools: {
+          listTickets:
+            '{"tickets":[{"ticketId":"INC342435","subject":"Email not syncing on phone","created_at":"2026-03-24T03:59:41Z","priority":"normal","status":"open"}],"count":1,"total":1}',
+        },
+        replies: [
+          [/ticket ID/, "It's my ticket (Email not syncing on phone) from 2026-03-24."],
+          [/email/, "nikhil.rahman@icloud.com"],
+        ],
+        until: (name) => name === "listTickets",
+      },
+    );
+    expect(asked.filter((q) => /ticket ID/.test(q))).toHaveLength(1);
+    expect(calls.at(-1)).toEqual({
+      name: "listTickets",
+      args: { userEmail: "nikhil.rahman@icloud.com" },
+    });
+  });
 });
