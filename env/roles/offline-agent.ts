@@ -1785,11 +1785,15 @@ class ScriptedSession implements AgentSession {
       byOwner.records.push(record);
       byOwner.ownerOf.set(String(record[entity.idField]), owner);
     }
-    // Words the person said of it, but for what every such record is called ("my line").
-    const said = saidWords(conversation);
-    for (const word of tellingWords(`${entity.name} ${entity.collection}`)) said.delete(word);
-    const described = records.some((r) =>
-      tellingWords(JSON.stringify(Object.values(r))).some((w) => said.has(w)),
+    // A record the person described holds a name they said that another listed record does not
+    // ("jade" of two lines, not "this" of every line's "this billing cycle", nor a date another
+    // line shares by chance): until one does, the next owner's records are listed too.
+    const said = new Set([...saidWords(conversation)].filter((w) => /^[a-z]+$/.test(w)));
+    const wordsOf = byOwner.records.map(
+      (r) => new Set(tellingWords(JSON.stringify(Object.values(r)))),
+    );
+    const described = wordsOf.some((words) =>
+      [...words].some((w) => said.has(w) && wordsOf.some((other) => !other.has(w))),
     );
     this.#args.delete(byOwner.param);
     if (!described && this.#nextOwner(lister, [byOwner.param])) return "next";

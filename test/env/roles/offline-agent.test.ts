@@ -1215,6 +1215,9 @@ describe("a doubt after a write, checked in the list that holds the record", () 
         (m) => m.role === "tool" && m.content.includes(`"line_id":"${changed.args.line_id}"`),
       );
       expect(listing?.content, row.id).toContain(`"account_id":"${verified.args.account_id}"`);
+      // The line described, one of the two alike: not the only line of the first account listed.
+      const twins = (row.situation.world_state.shaped as { duplicates: string[] }).duplicates;
+      expect(twins, row.id).toContain(changed.args.line_id);
     }
     expect(rows.filter(gaveUp)).toEqual([]);
   });
