@@ -1715,6 +1715,11 @@ class ScriptedSession implements AgentSession {
     const lacking = this.#missing(lister);
     const owner = fresh ? null : this.#nextOwner(lister, lacking);
     if (owner) return this.#call(lister, "list", undefined, param);
+    // A list of the person's own records (`list_appointments(patient_id)`) needs them found first.
+    if (!fresh && lacking.some((p) => lister.idEntities.get(p) === this.#model.person.name)) {
+      const lookup = this.#lookupNeeded(lister);
+      if (lookup) return lookup;
+    }
     if (lacking.length > 0) {
       // A list found by a detail of the person's (`listTickets(userEmail)`) is worth asking it
       // for; one that needs another id they lack is not.

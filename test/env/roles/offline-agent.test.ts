@@ -1268,4 +1268,17 @@ describe("a doubt after a write, checked in the list that holds the record", () 
       args: { userEmail: "nikhil.rahman@icloud.com" },
     });
   });
+
+  it("finds the person first where the list of their records takes their id, then the record they describe", async () => {
+    const rows = await twinRows("test/fixtures/specs/physio-clinic.json", "cancel_appointment");
+    const listed = rows.filter((row) => callsOf(row).some((c) => c.name === "list_appointments"));
+    expect(listed.length).toBeGreaterThan(0);
+    for (const row of listed) {
+      const names = callsOf(row).map((c) => c.name);
+      const found = names.findIndex((n) => n === "lookup_patient_by_phone" || n === "find_patient");
+      expect(found, row.id).toBeGreaterThanOrEqual(0);
+      expect(found, row.id).toBeLessThan(names.indexOf("list_appointments"));
+    }
+    expect(rows.filter(gaveUp)).toEqual([]);
+  });
 });
