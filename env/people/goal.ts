@@ -205,6 +205,20 @@ export function goalOf(world: World, rng: Rng): Goal {
     args[twinParam] = first;
     goal.alternatives = others.map((id) => ({ ...args, [twinParam]: id }));
   }
+  // A wrong id for a record that is there (record_missing): refusing the id, or finding the
+  // record the person describes and acting on it, both do what they asked.
+  const { missing } = world.state.shaped as {
+    missing?: { id?: string; param?: string | null; meant?: string };
+  };
+  const held = missing?.param ? args[missing.param] : undefined;
+  if (missing?.param && missing.meant && held !== undefined && String(held) === missing.id)
+    goal.alternatives = [
+      ...(goal.alternatives ?? []),
+      {
+        ...args,
+        [missing.param]: typeof held === "number" ? Number(missing.meant) : missing.meant,
+      },
+    ];
   return goal;
 }
 

@@ -713,7 +713,12 @@ class Subject {
     const id = this.#maker.freshId(this.entity);
     const param = this.#subjectParam();
     if (param) this.#ids.set(param, id);
-    return { missing: { entity: this.entity.name, id, param: param ?? null } };
+    // The record is there under its own id: the one the person holds is wrong, and what they
+    // describe (`about`) is that record, the one they mean.
+    const meant = this.record && param ? String(this.record[this.entity.idField]) : null;
+    return {
+      missing: { entity: this.entity.name, id, param: param ?? null, ...(meant ? { meant } : {}) },
+    };
   }
 
   /** A copy of a record, and of the records that belong to it, under new ids: same owner, same details. */

@@ -174,6 +174,38 @@ describe("Episode", () => {
     expect((await played(undefined)).reward().checks[0]).toMatchObject({ passed: false });
   });
 
+  it("reward: a wrong id for a record that is there is done by refusing it or by acting on the record the person means", async () => {
+    const physio = await Agent.load("test/fixtures/specs/physio-clinic.json");
+    const situation = situationOf(physio, {
+      tool: "cancel_appointment",
+      world: "record_missing",
+      stance: "cooperative",
+    });
+    const played = async (appointment: string | null) => {
+      const episode = new Episode({ spec: physio, situation });
+      await episode.reset();
+      if (appointment !== null)
+        await episode.step(
+          call("cancel_appointment", { ...episode.goal.arguments, appointment_id: appointment }),
+        );
+      else await episode.step(say("I'm sorry, I can't find that appointment."));
+      return episode;
+    };
+    const refused = await played(null);
+    const { meant, id } = (refused.world.state.shaped as { missing: { meant: string; id: string } })
+      .missing;
+    expect(refused.goal.arguments.appointment_id).toBe(id);
+    expect(refused.world.store.get("appointment", meant)).toBeDefined();
+    expect(refused.reward().checks[0]).toMatchObject({ passed: true });
+    expect((await played(meant)).reward().checks[0]).toMatchObject({ passed: true });
+    const other = refused.world.store
+      .ownedBy("appointment", refused.world.state.person.customer_id)
+      .map((a) => String(a.appointment_id))
+      .find((a) => a !== meant);
+    expect(other).toBeDefined();
+    expect((await played(other as string)).reward().checks[0]).toMatchObject({ passed: false });
+  });
+
   it("reward: handing the person over is no change to what they came for, done or impossible", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const handOver = call(

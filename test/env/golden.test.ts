@@ -13,15 +13,15 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "2f09a662f6b49a7f5961fa9d39300ec7a5338606f52f0f3c54bdf047449f401a",
+    rows: "feb7d2df1fe0b9268fe4dc95604dda1ea8ef2451690a32f3ff167ad8b179d770",
     meta: "e6090358996398a525f1b4d7b1b5ebf3742e185ab64e8fc00f358f2aad56c568",
   },
   "personal-finance": {
-    rows: "cedd3fd4902fb7db2340e895b9112b92f5c39d378b56240d243252fff8a49527",
+    rows: "f14c363a35e3e5e3e62a6daf74a64c161c47af46cea1cceca89b19a3ed594983",
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
-    rows: "28720dc6825610f2f1c7265e3d7455f36ac5d2106891a7b3ee64028922f6fc28",
+    rows: "3790e70e3d1acaea69dbf41e26a34f2b382bb54363f5c471afeab4fbdfd9b504",
     meta: "8f7e411341c166b9f04c36dbe3b147a9c888431adcb67f0634ce0cb9f359d62c",
   },
 };
