@@ -8,7 +8,7 @@ import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
 import { playEpisode } from "../../../env/rollout.ts";
 import { needsConfirmation } from "../../../env/text/reading.ts";
 import { propertiesOf, WorldModel } from "../../../env/world/model.ts";
-import type { AssistantMessage, ChatMessage, Row } from "../../../spec/index.ts";
+import type { AssistantMessage, ChatMessage, Coordinate, Row } from "../../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
 import { situationOf } from "../../fixtures/situations.ts";
 import { callsOf, mcpTool } from "../../support/specs.ts";
@@ -1157,12 +1157,17 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     );
   });
 
-  /** Rows of `tool` in a world of two alike records, seeds 1–12, played by the offline roles. */
-  const twinRows = async (spec: string, tool: string) => {
+  /** Rows of `tool` on seeds 1 to `seeds`, played by the offline roles without slips, in a world of two alike records unless `axes` say otherwise. */
+  const playedRows = async (
+    spec: string,
+    tool: string,
+    axes: Partial<Coordinate> = { world: "duplicate_records" },
+    seeds = 12,
+  ) => {
     const agent = await Agent.load(spec);
     const rows: Row[] = [];
-    for (let seed = 1; seed <= 12; seed++) {
-      const situation = situationOf(agent, { tool, world: "duplicate_records" }, seed);
+    for (let seed = 1; seed <= seeds; seed++) {
+      const situation = situationOf(agent, { tool, ...axes }, seed);
       rows.push(
         await playEpisode(
           agent,
@@ -1182,7 +1187,7 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     );
 
   it("finds a ticket the person has no number for by listing theirs, asking the email the list needs", async () => {
-    const rows = await twinRows("examples/it-helpdesk.json", "updateTicketPriority");
+    const rows = await playedRows("examples/it-helpdesk.json", "updateTicketPriority");
     const listed = rows.filter((row) => callsOf(row).some((c) => c.name === "listTickets"));
     expect(listed.length).toBeGreaterThan(0);
     for (const row of listed) {
@@ -1196,7 +1201,7 @@ describe("a doubt after a write, checked in the list that holds the record", () 
   });
 
   it("finds a line among several accounts by listing each account's lines, and acts under the account it was listed in", async () => {
-    const rows = await twinRows("test/fixtures/specs/telecom.json", "sim_change");
+    const rows = await playedRows("test/fixtures/specs/telecom.json", "sim_change");
     const acrossAccounts = rows.filter(
       (row) =>
         new Set(
@@ -1223,24 +1228,19 @@ describe("a doubt after a write, checked in the list that holds the record", () 
   });
 
   it("finds the person by the lookup they asked for, not by another one first", async () => {
-    const airline = await Agent.load("test/fixtures/specs/airline.json");
     let checked = 0;
     for (const tool of ["find_customer_by_phone", "find_customer_by_membership_number"])
-      for (let seed = 1; seed <= 6; seed++) {
-        const situation = situationOf(airline, { tool, stance: "cooperative" }, seed);
-        const row = await playEpisode(
-          airline,
-          situation,
-          new OfflineAgent({ slipRate: 0 }),
-          new OfflineWriter(),
-          offlineUser,
-          12,
-        );
+      for (const row of await playedRows(
+        "test/fixtures/specs/airline.json",
+        tool,
+        { stance: "cooperative" },
+        6,
+      )) {
         const calls = callsOf(row).filter((c) => c.name.startsWith("find_customer"));
         if (calls.length === 0) continue;
         checked++;
-        expect(calls[0]?.name, `${tool} ${seed}`).toBe(tool);
-        expect(row.episode.outcome?.reached, `${tool} ${seed}`).toBe(true);
+        expect(calls[0]?.name, row.id).toBe(tool);
+        expect(row.episode.outcome?.reached, row.id).toBe(true);
       }
     expect(checked).toBeGreaterThan(6);
   });
@@ -1270,7 +1270,7 @@ describe("a doubt after a write, checked in the list that holds the record", () 
   });
 
   it("finds the person first where the list of their records takes their id, then the record they describe", async () => {
-    const rows = await twinRows("test/fixtures/specs/physio-clinic.json", "cancel_appointment");
+    const rows = await playedRows("test/fixtures/specs/physio-clinic.json", "cancel_appointment");
     const listed = rows.filter((row) => callsOf(row).some((c) => c.name === "list_appointments"));
     expect(listed.length).toBeGreaterThan(0);
     for (const row of listed) {
