@@ -18,7 +18,7 @@ import {
   type WorldModel,
 } from "./model.ts";
 import { moveSpanEnds } from "./spans.ts";
-import { inState, meets, stateAfter, statusKey } from "./statuses.ts";
+import { inState, meets, revivesFrom, stateAfter, statusKey } from "./statuses.ts";
 import { newestFirst, newRecord, type Store } from "./store.ts";
 import { creationAliases, isCatchAll, type SchemaFragment, singular, valueFor } from "./values.ts";
 import { DELETE_VERBS, REVIVING_VERBS } from "./vocabulary.ts";
@@ -346,11 +346,16 @@ function change(ctx: CallContext): Outcome {
     }
   }
   const status = record.status as string | undefined;
-  // A final record takes no change, unless the tool is for records in that state (sending the invoice of a stay that ended).
+  // A final record takes no change, unless the tool is for records in that state (sending the
+  // invoice of a stay that ended), or brings such records back (reopening a closed ticket).
+  const revives =
+    REVIVING_VERBS.has(tool.verb) &&
+    status !== undefined &&
+    revivesFrom(tool.tool.description ?? "", entity.statuses, status);
   if (
     status &&
     entity.statuses.terminal.includes(status) &&
-    !REVIVING_VERBS.has(tool.verb) &&
+    !revives &&
     !tool.requires?.statuses.includes(status)
   ) {
     return refuse("invalid_state", `${entity.name} ${id} is ${status}; it cannot be changed`, {

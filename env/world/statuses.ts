@@ -326,6 +326,18 @@ function statesIn(
   return found;
 }
 
+/**
+ * Whether a tool that brings records back (`restore_line`, `reopen_ticket`) acts on a final
+ * `status`: when its description names that state ("Reopen a closed ticket"), or names none of
+ * the record's states. "Restore service on a line suspended as lost, stolen or temporary" names
+ * the suspended states, so a closed line is not restored.
+ */
+export function revivesFrom(description: string, statuses: Statuses, status: string): boolean {
+  const said = new Set(description.toLowerCase().match(/[a-z]+/g) ?? []);
+  const named = (state: string) => state.split(/[_\s-]+/).every((w) => said.has(w.toLowerCase()));
+  return named(status) || ![...statuses.usable, ...statuses.terminal].some(named);
+}
+
 /** Whether a record in `status` may be acted on under a requirement. */
 export function meets(requirement: Requirement | null, status: string | undefined): boolean {
   if (!requirement || status === undefined) return true;

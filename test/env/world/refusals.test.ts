@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { createWorld } from "../../../env/world/index.ts";
+import { revivesFrom } from "../../../env/world/statuses.ts";
 import { CONDITIONS, type WORLDS } from "../../../spec/index.ts";
 import { financeSpec, helpdeskSpec, referenceSpec } from "../../fixtures/reference-spec.ts";
 import { situationOf, withDefaultAxes } from "../../fixtures/situations.ts";
@@ -303,6 +304,33 @@ describe("the world axis", () => {
     expect(
       json(f.call("transfer_funds", { from_account_id, to_account_id, amount: 1 }).content),
     ).toMatchObject({ error: "invalid_state" });
+  });
+
+  it("terminal_state: a tool that brings records back does so only from the states it names", async () => {
+    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
+    // "Restore service on a line suspended as lost, stolen or temporary": not a closed line.
+    const w = at(telecom, "restore_line", "terminal_state");
+    const line_id = w.person.ids.line_id as string;
+    const before = json(w.call("get_line_usage", { line_id }).content).status as string;
+    expect(["closed", "cancelled"]).toContain(before);
+    expect(json(w.call("restore_line", { line_id }).content)).toMatchObject({
+      error: "invalid_state",
+      status: before,
+    });
+    const lost = at(telecom, "restore_line", "normal");
+    const suspended = lost.person.ids.line_id as string;
+    lost.call("suspend_line", { line_id: suspended, reason: "lost" });
+    expect(json(lost.call("restore_line", { line_id: suspended }).content).status).toBe("active");
+    expect(
+      revivesFrom("Reopen a closed ticket.", { usable: ["open"], terminal: ["closed"] }, "closed"),
+    ).toBe(true);
+    expect(
+      revivesFrom(
+        "Activate the card.",
+        { usable: ["active"], terminal: ["cancelled"] },
+        "cancelled",
+      ),
+    ).toBe(true);
   });
 
   it("duplicate_records: two records fit, and the person cannot say which by id", () => {
