@@ -589,7 +589,12 @@ class ScriptedSession implements AgentSession {
       (tool.kind === "read_one" || tool.kind === "read_many") &&
       tool.entity === this.#model.person.name &&
       lookupParams(tool).every((p) => !tool.idEntities.has(p));
-    if (lookups.includes(tool) || findsPerson) return null;
+    // What is for anyone (the plans on sale, the stores near them) needs nobody found first.
+    const forAnyone =
+      (tool.kind === "read_one" || tool.kind === "read_many") &&
+      this.#model.entities.get(tool.entity)?.catalog === true &&
+      lookupParams(tool).every((p) => !tool.idEntities.has(p));
+    if (lookups.includes(tool) || findsPerson || forAnyone) return null;
     if (lookups.length === 0) {
       this.#identified = "yes";
       return this.#verification(tool);

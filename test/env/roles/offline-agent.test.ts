@@ -1281,4 +1281,20 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     }
     expect(rows.filter(gaveUp)).toEqual([]);
   });
+
+  it("lists what is for anyone (the plans on sale) without finding the person first", async () => {
+    const rows = await playedRows("test/fixtures/specs/telecom.json", "list_plans", {
+      world: "empty_account",
+    });
+    const listed = rows.filter((row) => callsOf(row).some((c) => c.name === "list_plans"));
+    expect(listed.length).toBeGreaterThan(rows.length / 2);
+    for (const row of listed) expect(callsOf(row)[0]?.name, row.id).toBe("list_plans");
+    for (const row of rows)
+      expect(
+        row.messages.some(
+          (m) => m.role === "assistant" && /couldn't find your account/.test(m.content ?? ""),
+        ),
+        row.id,
+      ).toBe(false);
+  });
 });
