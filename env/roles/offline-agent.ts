@@ -1744,8 +1744,13 @@ class ScriptedSession implements AgentSession {
         .filter((m) => m.role === "user")
         .map((m) => m.content)
         .join("\n");
+      // Not one of a list given for the request (the emails of people to invite): those are others'.
+      const others = new Set(
+        [...this.#args.values()].filter(Array.isArray).flatMap((list) => list.map(String)),
+      );
+      const read = readValue(this.#model, lister, narrowing, said, false)?.value;
       const value =
-        readValue(this.#model, lister, narrowing, said, false)?.value ??
+        (read !== undefined && !others.has(String(read)) ? read : undefined) ??
         [...this.#args].find(([p, v]) => identityKey(snake(p)) === key && fits(schema, v))?.[1];
       if (value === undefined || !fits(schema, value)) return this.#ask(lister, [narrowing]);
       this.#args.set(narrowing, value);

@@ -1297,4 +1297,26 @@ describe("a doubt after a write, checked in the list that holds the record", () 
         row.id,
       ).toBe(false);
   });
+
+  it("narrows a list of everyone's workspaces by the person's own email, never by one of the people they invite", async () => {
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const { calls } = await scripted(
+      saas,
+      "I'd like to invite my users with emails uriel.hoffmann56@fastmail.com and hugo.esposito47@gmail.com",
+      {
+        replies: [
+          [
+            /workspace ID/,
+            "I don't have the workspace id to hand, sorry. It's my workspace (Sable workspace) from 2026-05-12; user id usr_14HZX0K3",
+          ],
+          [/email/, "grace.okafor@proton.me"],
+        ],
+        until: (name) => name === "find_workspace",
+      },
+    );
+    expect(calls.at(-1)).toEqual({
+      name: "find_workspace",
+      args: { admin_email: "grace.okafor@proton.me" },
+    });
+  });
 });
