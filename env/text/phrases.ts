@@ -23,12 +23,14 @@ const GO_AHEAD = new RegExp(
 
 /** The sentences of a message that ask the person something: questions, and "please …" or "could you …" requests. */
 export function questionsIn(text: string): string[] {
-  return text
-    .split(/(?<=[.!?])\s+/)
-    .filter(
-      (q) =>
-        /\?\s*$/.test(q) || /^(please|could|can|would|what|which)\b/i.test(q) || YES_NO.test(q),
-    );
+  return text.split(/(?<=[.!?])\s+/).filter(
+    (q) =>
+      /\?\s*$/.test(q) ||
+      /^(please|could|can|would)\b/i.test(q) ||
+      // "What is your email" asks; "What our system shows is X." states.
+      (/^(what|which)\b/i.test(q) && !/\.\s*$/.test(q)) ||
+      YES_NO.test(q),
+  );
 }
 
 /** A clause that asks for something other than a yes or no ("What would you like me to do?"). */

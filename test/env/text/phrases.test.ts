@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { givesGoAhead, yesOrNo } from "../../../env/text/phrases.ts";
+import { givesGoAhead, questionsIn, yesOrNo } from "../../../env/text/phrases.ts";
 import { growth } from "../../support/hostile.ts";
 
 describe("a person's yes or no", () => {
@@ -53,5 +53,17 @@ describe("a person's yes or no", () => {
     const read = (n: number) => yesOrNo(`${"okay, hmm, ".repeat(n)}well x`);
     expect(read(10)).toBeNull();
     expect(growth(read, 20_000)).toBeLessThan(8);
+  });
+});
+
+describe("questionsIn", () => {
+  it('takes "What our system shows is X." for a statement, and "What is your email" for a question', () => {
+    expect(
+      questionsIn(
+        "I understand that's not what you have. What our system shows is name Garnet workspace; I can only go by that here. Is there anything else I can help with?",
+      ),
+    ).toEqual(["Is there anything else I can help with?"]);
+    expect(questionsIn("Thanks. What is your email")).toEqual(["What is your email"]);
+    expect(questionsIn("Which one do you mean?")).toEqual(["Which one do you mean?"]);
   });
 });
