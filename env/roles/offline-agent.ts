@@ -1718,8 +1718,8 @@ class ScriptedSession implements AgentSession {
     const lister = param === undefined ? undefined : this.#lister(tool, param);
     if (!lister) return null;
     const lacking = this.#missing(lister);
-    const owner = fresh ? null : this.#nextOwner(lister, lacking);
-    if (owner) return this.#call(lister, "list", undefined, param);
+    if (!fresh && this.#nextOwner(lister, lacking))
+      return this.#call(lister, "list", undefined, param);
     // A list of the person's own records (`list_appointments(patient_id)`) needs them found first.
     if (!fresh && lacking.some((p) => lister.idEntities.get(p) === this.#model.person.name)) {
       const lookup = this.#lookupNeeded(lister);
@@ -1760,23 +1760,23 @@ class ScriptedSession implements AgentSession {
 
   /**
    * Where a list is made under a record of the person's they have several of (`list_lines` under
-   * an account, of four found by their phone number), the next of those to list under, set as the
-   * list's argument; null when the list lacks anything else or every one has been listed.
+   * an account, of four found by their phone number), sets the next of those to list under as the
+   * list's argument; false when the list lacks anything else or every one has been listed.
    */
-  #nextOwner(lister: ToolModel, lacking: string[]): string | null {
+  #nextOwner(lister: ToolModel, lacking: string[]): boolean {
     const [param] = lacking;
     const entityName = param === undefined ? undefined : lister.idEntities.get(param);
-    if (lacking.length !== 1 || param === undefined || entityName === undefined) return null;
+    if (lacking.length !== 1 || param === undefined || entityName === undefined) return false;
     const entity = this.#model.entities.get(entityName) as EntityModel;
-    if (entity.catalog) return null;
+    if (entity.catalog) return false;
     const owners = [...(this.#seen.get(entityName) ?? [])].filter((id) => !this.#rejected.has(id));
     if (this.#byOwner?.param !== param)
       this.#byOwner = { param, listed: new Set(), records: [], ownerOf: new Map() };
     const next = owners.find((id) => !this.#byOwner?.listed.has(id));
-    if (next === undefined) return null;
+    if (next === undefined) return false;
     this.#byOwner.listed.add(next);
     this.#args.set(param, entity.idFormat.numeric ? Number(next) : next);
-    return next;
+    return true;
   }
 
   /**

@@ -419,10 +419,9 @@ export class OfflineUser {
       ...Object.values(p.details.details),
     ];
     const lowered = held.map((h) => h.toLowerCase());
-    const stranger = this.#ids(text).find(
-      (id) => !lowered.some((h) => h.includes(id.toLowerCase())),
-    );
-    const right = stranger ? this.#ownFor(text, stranger) : undefined;
+    const idsSaid = this.#ids(text);
+    const stranger = idsSaid.find((id) => !lowered.some((h) => h.includes(id.toLowerCase())));
+    const right = stranger ? this.#ownFor(text, idsSaid, stranger) : undefined;
     if (stranger && right) {
       // Putting the id right settles any mix-up of theirs: it is not owned up to again later.
       this.#misled = false;
@@ -463,7 +462,7 @@ export class OfflineUser {
    * it ("reservation ID S4VB41"), else one of the same kind; a workspace id answers for a workspace
    * id, never a user id.
    */
-  #ownFor(text: string, stranger: string): string | undefined {
+  #ownFor(text: string, said: readonly string[], stranger: string): string | undefined {
     // Their ids, and the ids of what they asked for (the new slot they chose), but for one of two
     // alike records, whose id they never knew.
     const { goal } = this.#persona;
@@ -479,11 +478,11 @@ export class OfflineUser {
     const at = text.indexOf(stranger);
     // Only words since the last value said before it: in "user IDs usr_1, workspace ID ws_2" the
     // user id's label names usr_1, not ws_2.
-    const after = this.#ids(text)
+    const after = said
       .filter((id) => id !== stranger)
       .map((id) => {
-        const said = text.lastIndexOf(id, at - id.length);
-        return said < 0 ? 0 : said + id.length;
+        const end = text.lastIndexOf(id, at - id.length);
+        return end < 0 ? 0 : end + id.length;
       });
     const before = text.slice(Math.max(0, at - 40, ...after), at).toLowerCase();
     const named = ids.filter(([param]) => before.includes(askedWords(param).spoken.toLowerCase()));
