@@ -64,20 +64,28 @@ export function outcomeGrade(
     ),
   );
   const outcomes = replays.map((r) => effects(start, r.world, composed, handedOver));
-  const matched = outcomes.indexOf(actual);
-  const answer = (replays[matched] ?? replays[0])?.answer as { ok: boolean; content: string };
-  const expected = matched >= 0 ? actual : outcomes[0];
+  const matching = replays.filter((_, i) => outcomes[i] === actual);
   const state: Check = {
     name: "goal_state",
-    passed: expected === actual,
+    passed: matching.length > 0,
     detail:
-      expected === actual
+      matching.length > 0
         ? "the records match the goal's outcome"
         : "the records differ from what the goal's call would leave",
   };
   const checks = [state];
-  if (answer.ok && reads && !spoiled(answer.content))
-    checks.push(toldFacts(answer.content, messages));
+  // A read leaves the records as they were whichever alternative it is: what the agent told is
+  // held against each one's answer, and any it does justice to counts (one that found nothing
+  // asks nothing told: refusing a wrong id is right).
+  const told = (matching.length > 0 ? matching : replays.slice(0, 1)).map((r) => {
+    const answer = r.answer as { ok: boolean; content: string };
+    return answer.ok && reads && !spoiled(answer.content)
+      ? toldFacts(answer.content, messages)
+      : null;
+  });
+  const settled = told.findIndex((check) => check === null || check.passed);
+  const toldCheck = told[Math.max(0, settled)];
+  if (toldCheck) checks.push(toldCheck);
   const failed = checks.filter((c) => !c.passed);
   return {
     reward: failed.length === 0 ? 1 : 0,

@@ -275,6 +275,36 @@ describe("Episode", () => {
     expect(episode.reward()).toMatchObject({ reward: 1 });
   });
 
+  it("reward: with two alike accounts, listing the lines of either and telling them is the list asked for", async () => {
+    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
+    const situation = situationOf(telecom, {
+      tool: "list_lines",
+      world: "duplicate_records",
+      stance: "cooperative",
+    });
+    const told = async (account: string, tell: boolean) => {
+      const episode = new Episode({ spec: telecom, situation });
+      await episode.reset();
+      const result = await episode.step(call("list_lines", { account_id: account }));
+      const { lines } = JSON.parse(result.observation.messages[0]?.content as string);
+      const ids = (lines as { line_id: string }[]).map((l) => l.line_id);
+      if (tell) await episode.step(say(`The lines on ${account}: ${ids.join(", ")}.`));
+      return episode.reward().checks.find((c) => c.name === "told_facts");
+    };
+    const probe = new Episode({ spec: telecom, situation });
+    await probe.reset();
+    const { duplicates: twins, entity } = probe.world.state.shaped as {
+      duplicates: string[];
+      entity: string;
+    };
+    expect(entity).toBe("account");
+    expect(probe.goal.alternatives?.map((a) => a.account_id)).toEqual(twins.slice(1));
+    for (const twin of twins) {
+      expect(await told(twin, true), twin).toMatchObject({ passed: true });
+      expect(await told(twin, false), twin).toMatchObject({ passed: false });
+    }
+  });
+
   it("row: a valid row with the situation, persona tags, models and episode facts", async () => {
     const situation = situationOf(retail, { tool: "get_order", condition: "timeout" });
     const episode = new Episode({ spec: retail, situation, agentName: "tester", maxTurns: 1 });
