@@ -1,4 +1,4 @@
-import type { ChatMessage } from "../../spec/index.ts";
+import type { ChatMessage, Goal } from "../../spec/index.ts";
 import type { Agent } from "../agent.ts";
 import { personDetail, spokenValue } from "../people/goal.ts";
 import type { Persona } from "../people/persona.ts";
@@ -378,15 +378,21 @@ export class OfflineUser {
   /** "Which one do you mean?": the one the person holds, else the listed one most like what they have in mind. */
   #pick(text: string): UserTurn {
     const p = this.#persona;
-    const held = [
-      ...Object.values(p.details.ids),
-      ...Object.values(p.details.candidates).flat(),
-    ].find((id) => text.includes(id));
-    if (held) return { content: `The ${keep(held)} one.` };
+    const seen = this.#ids(text);
+    // An id their request names is theirs too (the account they asked to see the bills of).
+    const held =
+      [...Object.values(p.details.ids), ...Object.values(p.details.candidates).flat()].find((id) =>
+        text.includes(id),
+      ) ?? surely(p.goal).find(([, value]) => seen.includes(String(value)))?.[1];
+    if (held !== undefined) return { content: `The ${keep(String(held))} one.` };
     const about = new Set(tellingWords(p.details.about));
+    // What they know it by, whole ("gas", where "electricity and gas" is another): a short word
+    // is no telling word, and a whole choice beats a list that holds it.
+    const knownBy = new Set(
+      (/\(([^)]*)\)/.exec(p.details.about)?.[1] ?? "").toLowerCase().split(", ").filter(Boolean),
+    );
     // "ws_IwAPKWwq (Harbor workspace, team)": an id the person recognises, then what it is. An id
     // may hold spaces ("ACC 4863 5995"): the one recognised right before the brackets is taken whole.
-    const seen = this.#ids(text);
     const options = [...text.matchAll(/([#\w-]+) \(([^)]*)\)/g)]
       .map((m) => {
         const said = text.slice(0, m.index + (m[1] as string).length);
@@ -398,7 +404,12 @@ export class OfflineUser {
       .filter((m) => seen.includes(m.id) || /\d{4,}/.test(m.id))
       .map((m) => ({
         id: m.id,
-        score: tellingWords(m.what).filter((w) => about.has(w)).length,
+        score:
+          tellingWords(m.what).filter((w) => about.has(w)).length +
+          m.what
+            .toLowerCase()
+            .split(", ")
+            .filter((part) => knownBy.has(part)).length,
       }));
     const best = options.reduce<{ id: string; score: number } | null>(
       (a, b) => (a === null || b.score > a.score ? b : a),
@@ -468,11 +479,9 @@ export class OfflineUser {
     const { goal } = this.#persona;
     const ids = [
       ...Object.entries(this.#persona.details.ids),
-      ...Object.entries(goal.arguments).filter(
+      ...surely(goal).filter(
         (entry): entry is [string, string] =>
-          typeof entry[1] === "string" &&
-          /(_id|Id)$/.test(entry[0]) &&
-          !goal.alternatives?.some((other) => other[entry[0]] !== entry[1]),
+          typeof entry[1] === "string" && /(_id|Id)$/.test(entry[0]),
       ),
     ];
     const at = text.indexOf(stranger);
@@ -669,6 +678,13 @@ export class OfflineUser {
       );
     return this.#one(wordings);
   }
+}
+
+/** The goal's arguments every alternative shares: what the person asks for, never which of two alike records. */
+function surely(goal: Goal): [string, unknown][] {
+  return Object.entries(goal.arguments).filter(
+    ([param, value]) => !goal.alternatives?.some((other) => other[param] !== value),
+  );
 }
 
 /** Every plain value inside arguments, nested lists and objects included. */

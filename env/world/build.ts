@@ -858,10 +858,12 @@ class Subject {
   }
 
   /**
-   * A choice the subject holds that tells it from most of the person's other records of its kind
+   * A choice the subject holds that tells it from the person's other records of its kind
    * ("consumer", "pending move in"), where its name does not: a person with four accounts and no
-   * number knows which kind theirs is, and picks it from a list by that. Null when nothing else is
-   * theirs.
+   * number knows which kind theirs is, and picks it from a list by that. Where every choice of it is
+   * shared with another of theirs (two consumer accounts), one kind of it is made theirs alone: the
+   * others of that kind are drawn another, as a person who cannot quote an id still knows their
+   * record from their others. Null when nothing else is theirs.
    */
   #telling(r: WorldRecord, label: string | null): string | null {
     const { idField } = this.entity;
@@ -877,7 +879,7 @@ class Subject {
         .filter(([, schema]) => Array.isArray(schema?.enum) || Array.isArray(schema?.items?.enum))
         .map(([field]) => field),
     ];
-    let best: { words: string; sharing: number } | null = null;
+    let best: { field: string; words: string; sharing: number } | null = null;
     for (const field of choices) {
       const value = r[field];
       const words = Array.isArray(value)
@@ -891,9 +893,41 @@ class Subject {
       const shown = JSON.stringify(value);
       const sharing = others.filter((o) => JSON.stringify(o[field]) === shown).length;
       if (sharing < others.length && (best === null || sharing < best.sharing))
-        best = { words: words.replace(/_/g, " "), sharing };
+        best = { field, words: words.replace(/_/g, " "), sharing };
     }
-    return best?.words ?? null;
+    if (best?.sharing === 0) return best.words;
+    const apart = this.#setApart(r, others, best?.field);
+    return apart ?? best?.words ?? null;
+  }
+
+  /**
+   * Makes a kind the subject is of its own among the person's records: the others of its kind
+   * (`preferred`, else the first plain choice of two or more values) are drawn another. A status is
+   * left as it is, as what may be done with a record follows from it. The kind, or null.
+   */
+  #setApart(r: WorldRecord, others: readonly WorldRecord[], preferred?: string): string | null {
+    const kinds = [...this.entity.fields]
+      .filter(
+        ([field, schema]) =>
+          field !== "status" &&
+          typeof r[field] === "string" &&
+          Array.isArray(schema?.enum) &&
+          schema.enum.filter((v) => typeof v === "string" && v !== r[field]).length > 0,
+      )
+      .map(([field]) => field);
+    const field = kinds.find((f) => f === preferred) ?? kinds[0];
+    if (field === undefined) return null;
+    const schema = this.entity.fields.get(field);
+    const otherKinds = (schema?.enum ?? []).filter(
+      (v): v is string => typeof v === "string" && v !== r[field],
+    );
+    const rng = this.#rng.fork("set apart");
+    for (const o of others) {
+      if (o[field] !== r[field]) continue;
+      o[field] = rng.pick(otherKinds);
+      this.#store.changed(this.entity.name, o);
+    }
+    return String(r[field]).replace(/_/g, " ");
   }
 }
 

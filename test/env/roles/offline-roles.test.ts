@@ -754,6 +754,91 @@ describe("the offline person", () => {
     expect(told).toBeGreaterThan(0);
   });
 
+  it("with no number for any of their accounts, all of one kind, still knows theirs from the others by a kind only it has", async () => {
+    const telecom = await agentOf("test/fixtures/specs/telecom.json");
+    const reader = IdentifierReader.of(telecom);
+    let checked = 0;
+    for (let seed = 1; seed <= 16; seed++) {
+      const setup = personOf(
+        telecom,
+        { tool: "pay_bill", world: "duplicate_records", stance: "cooperative" },
+        seed,
+      );
+      const { duplicates, entity } = setup.world.state.shaped as {
+        duplicates: string[];
+        entity: string;
+      };
+      if (entity !== "account" || setup.persona.details.ids.account_id !== undefined) continue;
+      const accounts = setup.world.store.ownedBy("account", setup.world.state.person.customer_id);
+      const others = accounts.filter((a) => !duplicates.includes(String(a.account_id)));
+      if (others.length === 0) continue;
+      checked++;
+      const kind = /\(([^)]*)\)/.exec(setup.persona.details.about)?.[1];
+      expect(kind, `${seed}: ${setup.persona.details.about}`).toBeDefined();
+      const kindOf = (a: Record<string, unknown>) => String(a.account_type).replace(/_/g, " ");
+      expect(others.map(kindOf), String(seed)).not.toContain(kind);
+      // Listed as an agent lists them, others first, they pick one of the two alike.
+      const listed = [...others, ...accounts.filter((a) => !others.includes(a))];
+      const picked = new OfflineUser(setup.persona, 1, { ids: (text) => reader.read(text) }).reply([
+        ...conversation(),
+        say(
+          `I can see ${listed.length} accounts that could be it: ${listed.map((a) => `${a.account_id} (${a.account_holder_name}, ${a.account_type})`).join("; ")}. Which one do you mean?`,
+        ),
+      ]).content;
+      expect(
+        duplicates.filter((id) => picked.includes(id)),
+        `${seed}: ${picked}`,
+      ).toHaveLength(1);
+    }
+    expect(checked).toBeGreaterThan(3);
+  });
+
+  it("picks the listed record of their kind whole: 'gas' is not 'electricity and gas'", async () => {
+    const energy = await agentOf("test/fixtures/specs/utility-energy.json");
+    const { persona } = personOf(energy, { tool: "switch_tariff", stance: "cooperative" });
+    const reader = IdentifierReader.of(energy);
+    const mine = {
+      ...persona,
+      details: { ...persona.details, ids: {}, about: "their account (gas)" },
+      goal: { ...persona.goal, arguments: {} },
+    };
+    const reply = new OfflineUser(mine, 1, { ids: (text) => reader.read(text) }).reply([
+      ...conversation(),
+      say(
+        "I can see 2 accounts that could be it: ACC 6620 2939 (C*** M*****, active, electricity and gas); ACC 5601 1417 (C*** M*****, active, gas). Which one do you mean?",
+      ),
+    ]);
+    expect(reply.content).toContain("ACC 5601 1417");
+  });
+
+  it("picks the record their request named from a list, though they were never given its id, but not one of two alike", async () => {
+    const energy = await agentOf("test/fixtures/specs/utility-energy.json");
+    const { persona } = personOf(energy, { tool: "list_bills", stance: "cooperative" });
+    const reader = IdentifierReader.of(energy);
+    const asked = (alternatives?: Record<string, unknown>[]) => ({
+      ...persona,
+      details: { ...persona.details, ids: {}, about: "their account" },
+      goal: {
+        ...persona.goal,
+        arguments: { account_number: "ACC 3129 6585" },
+        ...(alternatives ? { alternatives } : {}),
+      },
+    });
+    const listing = say(
+      "I can see 2 accounts that could be it: ACC 8541 6782 (H*** G******, active); ACC 3129 6585 (H*** G******, active). Which one do you mean?",
+    );
+    const pick = (p: ReturnType<typeof asked>) =>
+      new OfflineUser(p, 1, { ids: (text) => reader.read(text) }).reply([
+        ...conversation(),
+        listing,
+      ]).content;
+    expect(pick(asked())).toMatch(/^the ACC 3129 6585 one\b/i);
+    // One of two alike is no record they know the id of: they go by what it is.
+    expect(pick(asked([{ account_number: "ACC 8541 6782" }]))).not.toMatch(
+      /^the ACC 3129 6585 one\b/i,
+    );
+  });
+
   it("plays a custom stance from its name or description", async () => {
     const spec = JSON.parse(readFileSync(RETAIL, "utf8")) as AgentSpec;
     const custom = Agent.from({
