@@ -351,7 +351,8 @@ class ScriptedSession implements AgentSession {
 
   /** A tool the message asks for more than the one the agent is working on, by `margin` at least (clearly, by default), if any. */
   #otherIntent(text: string, margin = 2): ToolModel | null {
-    const scores = intentScores(this.#model, text);
+    // What a record is ("my line (Quartz line, port pending)") is no request for a port's status.
+    const scores = intentScores(this.#model, text.replace(/\([^)]*\)/g, " "));
     const best = scores[0];
     if (!best || best.tool === this.#intent) return null;
     const current = scores.find((s) => s.tool === this.#intent)?.score ?? 0;
@@ -1215,8 +1216,9 @@ class ScriptedSession implements AgentSession {
     }
     const ids = candidates.map((r) => String(r[entity.idField]));
     this.#pending = { kind: "choose", param, ids };
-    const listed = candidates.map(
-      (r) => `${String(r[entity.idField])} (${labelOf(r, entity.idField)})`,
+    const listed = labelsOf(candidates, entity).map(
+      (label, i) =>
+        `${String((candidates[i] as Record<string, unknown>)[entity.idField])} (${label})`,
     );
     return this.#say(
       `I can see ${candidates.length} ${entity.collection.replace(/_/g, " ")} that could be it: ${listed.join("; ")}. Which one do you mean?`,
@@ -1800,16 +1802,20 @@ class ScriptedSession implements AgentSession {
       byOwner.records.push(record);
       byOwner.ownerOf.set(String(record[entity.idField]), owner);
     }
-    // A record the person described holds a name they said that another listed record does not
-    // ("jade" of two lines, not "this" of every line's "this billing cycle", nor a date another
-    // line shares by chance): until one does, the next owner's records are listed too.
-    const said = new Set([...saidWords(conversation)].filter((w) => /^[a-z]+$/.test(w)));
+    // A record the person described ("my line (Lumen line, active) from 2026-05-12") holds every
+    // word of it; without such a description, it holds a name they said that another listed
+    // record does not ("jade" of two lines, not "this" of every line's "this billing cycle", nor a
+    // date another line shares by chance). Until one does, the next owner's records are listed too.
     const wordsOf = byOwner.records.map(
       (r) => new Set(tellingWords(JSON.stringify(Object.values(r)))),
     );
-    const described = wordsOf.some((words) =>
-      [...words].some((w) => said.has(w) && wordsOf.some((other) => !other.has(w))),
-    );
+    const description = describedAs(conversation, entity.name);
+    const said = new Set([...saidWords(conversation)].filter((w) => /^[a-z]+$/.test(w)));
+    const described = description
+      ? wordsOf.some((words) => description.every((w) => words.has(w)))
+      : wordsOf.some((words) =>
+          [...words].some((w) => said.has(w) && wordsOf.some((other) => !other.has(w))),
+        );
     this.#args.delete(byOwner.param);
     if (!described && this.#nextOwner(lister, [byOwner.param])) return "next";
     return { [entity.collection]: byOwner.records, count: byOwner.records.length };
@@ -1901,6 +1907,24 @@ function saidWords(conversation: readonly ChatMessage[]): Set<string> {
   return new Set(
     conversation.filter((m) => m.role === "user").flatMap((m) => tellingWords(m.content)),
   );
+}
+
+/**
+ * The words a person described a record of theirs by, the last time they did ("my line (Lumen
+ * line, active) from 2026-05-12": lumen, line, active, 2026-05-12), or null when they did not.
+ */
+function describedAs(conversation: readonly ChatMessage[], entity: string): string[] | null {
+  const pattern = new RegExp(
+    `\\bmy ${regexLiteral(entity.replace(/_/g, " "))} \\(([^)]*)\\)(?: from (\\d{4}-\\d{2}-\\d{2}))?`,
+    "i",
+  );
+  for (let i = conversation.length - 1; i >= 0; i--) {
+    const m = conversation[i];
+    if (m?.role !== "user") continue;
+    const found = pattern.exec(m.content);
+    if (found) return tellingWords(`${found[1]} ${found[2] ?? ""}`);
+  }
+  return null;
 }
 
 /** The records an answer lists, or the record it is. */
@@ -2013,12 +2037,39 @@ export function pastOf(tool: ToolModel): string {
 }
 
 /** A record in a few words: its first two text fields. */
-function labelOf(record: Record<string, unknown>, idField: string): string {
-  return Object.entries(record)
-    .filter(([k, v]) => k !== idField && typeof v === "string" && !/(_id|Id)$/.test(k))
-    .slice(0, 2)
-    .map(([, v]) => v)
-    .join(", ");
+/**
+ * What each of several records is, to ask which one the person means: its first two words of
+ * text (a name, a status), and any choice of the entity's that tells them apart ("electricity
+ * and gas").
+ */
+function labelsOf(records: readonly Record<string, unknown>[], entity: EntityModel): string[] {
+  const { idField } = entity;
+  const first = records[0] ?? {};
+  const plain = Object.keys(first)
+    .filter((k) => k !== idField && typeof first[k] === "string" && !/(_id|Id)$/.test(k))
+    .slice(0, 2);
+  const choice = (k: string) => {
+    const schema = entity.fields.get(k);
+    return k === "status" || Array.isArray(schema?.enum) || Array.isArray(schema?.items?.enum);
+  };
+  const telling = Object.keys(first).filter(
+    (k) =>
+      !plain.includes(k) &&
+      choice(k) &&
+      records.every(
+        (r) =>
+          typeof r[k] === "string" ||
+          (Array.isArray(r[k]) && (r[k] as unknown[]).every((x) => typeof x === "string")),
+      ) &&
+      new Set(records.map((r) => JSON.stringify(r[k]))).size > 1,
+  );
+  return records.map((r) =>
+    [...plain, ...telling]
+      .map((k) => r[k])
+      .filter((v) => v !== undefined)
+      .map((v) => (Array.isArray(v) ? v.join(" and ") : String(v)))
+      .join(", "),
+  );
 }
 
 /** A value as the agent reads it back. */

@@ -30,8 +30,8 @@ async function rowsOf(agent: Agent, slipRate: number, rows = 64, seed = 0): Prom
 
 /** How a scripted conversation answers the offline agent: tools by name, the person by the agent's words. */
 interface Script {
-  /** Each tool's answer by its name; any other tool answers `otherTools`. */
-  tools?: Record<string, string>;
+  /** Each tool's answer by its name, or by the arguments it was called with; any other tool answers `otherTools`. */
+  tools?: Record<string, string | ((args: Record<string, unknown>) => string)>;
   otherTools?: string;
   /** The person's reply to a message of the agent: the first whose pattern it matches. */
   replies?: [RegExp, string][];
@@ -61,7 +61,11 @@ async function scripted(agent: Agent, opening: string, script: Script) {
       const args = JSON.parse(call.function.arguments) as Record<string, unknown>;
       calls.push({ name, args });
       if (script.until?.(name, args)) break;
-      const content = script.tools?.[name] ?? script.otherTools ?? '{"ok":true}';
+      const answer = script.tools?.[name];
+      const content =
+        (typeof answer === "function" ? answer(args) : answer) ??
+        script.otherTools ??
+        '{"ok":true}';
       conversation.push({ role: "tool", tool_call_id: call.id, name, content });
       continue;
     }
@@ -1225,6 +1229,77 @@ describe("a doubt after a write, checked in the list that holds the record", () 
       expect(twins, row.id).toContain(changed.args.line_id);
     }
     expect(rows.filter(gaveUp)).toEqual([]);
+  });
+
+  /** Two accounts of one person's, found by their phone number, and the lines each one lists. */
+  const twoAccounts = (description: string, sameName: string, described: string) => ({
+    tools: {
+      lookup_account:
+        '{"accounts":[{"account_id":"670802192","account_holder_name":"Hugo Torres","account_type":"consumer","status":"open"},{"account_id":"173603767","account_holder_name":"Hugo Torres","account_type":"business","status":"open"}],"count":2,"total":2}',
+      list_lines: (args: Record<string, unknown>) =>
+        args.account_id === "670802192"
+          ? `{"lines":[{"line_id":"LN-94877361","account_id":"670802192","name":"Nimbus line","created_at":"2026-05-09T16:48:42Z","status":"suspended_lost"},${sameName}],"count":2,"total":2}`
+          : `{"lines":[{"line_id":"LN-55500001","account_id":"173603767","name":"Fjord line","created_at":"2026-01-02T10:00:00Z","status":"active"},${described}],"count":2,"total":2}`,
+      verify_account_pin: '{"verified":true,"matched":["pin_last_four"],"did_not_match":[]}',
+    },
+    replies: [
+      [/Shall I go ahead/, "Yes, go ahead."],
+      [/phone number/, "It's +1 (326) 555-4778."],
+      [/line ID/, `I don't have the line id to hand, sorry. ${description}`],
+      [/pin/, "It's 4219."],
+    ] as [RegExp, string][],
+    until: (name: string) => name === "sim_change",
+  });
+
+  it("lists the next account's lines when a line has the name the person gave but not the rest of what they said of it", async () => {
+    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
+    const { calls } = await scripted(
+      telecom,
+      "I'd like to change my sim because of lost or stolen device, with sim type esim.",
+      twoAccounts(
+        "It's my line (Cobalt line, suspended nonpay) from 2026-04-16.",
+        '{"line_id":"LN-16956241","account_id":"670802192","name":"Cobalt line","created_at":"2026-04-09T20:45:09Z","status":"suspended_lost"}',
+        '{"line_id":"LN-89738547","account_id":"173603767","name":"Cobalt line","created_at":"2026-04-16T16:07:19Z","status":"suspended_nonpay"}',
+      ),
+    );
+    expect(calls.filter((c) => c.name === "list_lines").map((c) => c.args.account_id)).toEqual([
+      "670802192",
+      "173603767",
+    ]);
+    expect(calls.at(-1)).toMatchObject({ name: "sim_change", args: { line_id: "LN-89738547" } });
+  });
+
+  it("reads what a record is ('my line (Quartz line, port pending)') as a description, not as another request", async () => {
+    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
+    const { calls, asked } = await scripted(
+      telecom,
+      "I'd like to change my sim because I damaged sim, with sim type esim.",
+      twoAccounts(
+        "It's my line (Quartz line, port pending) from 2026-03-31.",
+        '{"line_id":"LN-16956241","account_id":"670802192","name":"Cobalt line","created_at":"2026-04-09T20:45:09Z","status":"active"}',
+        '{"line_id":"LN-67117902","account_id":"173603767","name":"Quartz line","created_at":"2026-03-31T08:00:00Z","status":"port_pending"}',
+      ),
+    );
+    expect(asked.filter((q) => /port request/i.test(q))).toEqual([]);
+    expect(calls.at(-1)).toMatchObject({ name: "sim_change", args: { line_id: "LN-67117902" } });
+  });
+
+  it("asks which of several records the person means by what tells them apart, not only by their first details", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const { asked } = await scripted(
+      energy,
+      "I'd like to submit a meter reading, reading 912568.",
+      {
+        tools: {
+          find_account_by_address:
+            '{"matches":[{"account_number":"ACC 2257 4828","holder_name_masked":"A*** I****","fuels":["gas"],"status":"active"},{"account_number":"ACC 9434 7110","holder_name_masked":"A*** I****","fuels":["electricity"],"status":"active"}]}',
+        },
+        replies: [[/address/, "Zip code D02 X285, street 74 Elm Avenue."]],
+      },
+    );
+    const which = asked.find((q) => /Which one do you mean/.test(q));
+    expect(which).toContain("ACC 2257 4828 (A*** I****, active, gas)");
+    expect(which).toContain("ACC 9434 7110 (A*** I****, active, electricity)");
   });
 
   it("finds the person by the lookup they asked for, not by another one first", async () => {
