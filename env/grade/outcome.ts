@@ -55,7 +55,11 @@ export function outcomeGrade(
   const untouched = [...(world.store.touched() ?? [["", new Set([""])]])].every(
     ([, ids]) => ids.size === 0,
   );
-  const replays = [goal.arguments, ...(goal.alternatives ?? [])].map((args) =>
+  const replays = [
+    goal.arguments,
+    ...(goal.alternatives ?? []),
+    ...ownRecordsNamed(goal, world, messages),
+  ].map((args) =>
     replay(
       reads && untouched ? world.freshCalls() : world.startOver(start),
       goal.tool,
@@ -95,6 +99,45 @@ export function outcomeGrade(
         : failed.map((c) => c.detail).join("; "),
     checks,
   };
+}
+
+/**
+ * The goal with a record of the person's that the agent's call of it named for an optional
+ * reference the goal leaves open (the account an outage is reported on, found to verify them):
+ * the request is done on it as well as without it. A record not theirs is no such context.
+ */
+function ownRecordsNamed(
+  goal: Goal,
+  world: World,
+  messages: readonly ChatMessage[],
+): Record<string, unknown>[] {
+  const tool = world.model.tools.get(goal.tool);
+  if (!tool || tool.kind === "handoff") return [];
+  const required = new Set(tool.tool.parameters.required ?? []);
+  const open = tool.refs.filter(
+    (r) => !r.many && !required.has(r.param) && !(r.param in goal.arguments),
+  );
+  if (open.length === 0) return [];
+  const personId = world.state.person.customer_id;
+  const out: Record<string, unknown>[] = [];
+  for (const message of messages) {
+    if (message.role !== "assistant") continue;
+    for (const call of message.tool_calls ?? []) {
+      if (call.function.name !== goal.tool) continue;
+      const args = parsedJson(call.function.arguments) as Record<string, unknown> | undefined;
+      for (const ref of open) {
+        const named = args?.[ref.param];
+        if (typeof named !== "string" && typeof named !== "number") continue;
+        const own = world.store
+          .ownedBy(ref.entity, personId)
+          .some(
+            (r) => String(r[world.model.entities.get(ref.entity)?.idField ?? ""]) === String(named),
+          );
+        if (own) out.push({ ...goal.arguments, [ref.param]: named });
+      }
+    }
+  }
+  return out;
 }
 
 /** The goal's call on a fresh world, as a careful agent makes it: its answer, and the world after. */

@@ -240,6 +240,33 @@ describe("Episode", () => {
     expect(instead.reward().checks[0]).toMatchObject({ name: "goal_state", passed: false });
   });
 
+  it("reward: a report made on an account of the person's, where they named none, is the report asked; one on another's is not", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const situation = situationOf(energy, {
+      tool: "report_outage",
+      world: "duplicate_records",
+      stance: "cooperative",
+    });
+    const reported = async (account?: string) => {
+      const episode = new Episode({ spec: energy, situation });
+      await episode.reset();
+      expect(episode.goal.arguments.account_number).toBeUndefined();
+      const args = { ...episode.goal.arguments, ...(account ? { account_number: account } : {}) };
+      await episode.step(call("report_outage", args));
+      return episode.reward().checks[0];
+    };
+    const probe = new Episode({ spec: energy, situation });
+    await probe.reset();
+    const personId = probe.world.state.person.customer_id;
+    const accounts = [...probe.world.store.all("account")];
+    const own = accounts.find((a) => a.customer_id === personId)?.account_number as string;
+    const others = accounts.find((a) => a.customer_id !== personId)?.account_number as string;
+    expect(own && others).toBeTruthy();
+    expect(await reported()).toMatchObject({ name: "goal_state", passed: true });
+    expect(await reported(own)).toMatchObject({ name: "goal_state", passed: true });
+    expect(await reported(others)).toMatchObject({ name: "goal_state", passed: false });
+  });
+
   it("reward: a hand-off carrying context the person did not ask for (their account) is the hand-off asked", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const situation = situationOf(energy, { tool: "transfer_to_agent", stance: "cooperative" });
