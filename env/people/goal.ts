@@ -23,6 +23,7 @@ import {
   type ToolModel,
   type WorldModel,
 } from "../world/model.ts";
+import { numberedBy } from "../world/record-numbers.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { datesInOrder, money, personIdentity, valueFor } from "../world/values.ts";
 import type { World } from "../world/world.ts";
@@ -150,12 +151,15 @@ export function goalOf(world: World, rng: Rng): Goal {
     )
       continue;
     const part = moving ? (addressPart(param) as keyof Identity | undefined) : undefined;
+    const numbered =
+      ref || tool.idEntities.has(param) ? undefined : ownNumber(world, param, subject, rng);
     if (held !== undefined) args[param] = typed(schema, held);
     else if (ref?.by === "email") args[param] = world.person.email;
     else if (ref?.many) {
       const ids = manyIds(world, tool, ref, subject, args, rng);
       if (ids.length > 0) args[param] = ids;
     } else if (lookedUp?.[snake(param)] !== undefined) args[param] = lookedUp[snake(param)];
+    else if (numbered !== undefined) args[param] = typed(schema, numbered);
     else if (ref && (ref.role === "new" || world.model.entities.get(ref.entity)?.catalog)) {
       const chosen = choice(world, ref, subject, rng);
       if (chosen !== undefined) args[param] = typed(schema, chosen);
@@ -232,6 +236,34 @@ export function personDetail(person: PersonDetails, param: string): string | und
   if (identity === "email") return person.email;
   if (identity === "phone") return person.phone;
   return identity ? lookup(person.details, identity) : undefined;
+}
+
+/**
+ * The number one of the person's records goes by under this parameter's name, though it is not
+ * its id (the `rx_number` of a prescription of theirs, the subject's own where it has one): a
+ * request names a record they hold, never a number nobody has.
+ */
+function ownNumber(
+  world: World,
+  param: string,
+  subject: WorldRecord | undefined,
+  rng: Rng,
+): string | undefined {
+  const key = snake(param);
+  for (const entity of numberedBy(world.model, param)) {
+    if (
+      subject &&
+      subject[key] !== undefined &&
+      world.store.get(entity.name, String(subject[entity.idField])) === subject
+    )
+      return String(subject[key]);
+    const numbers = world.store
+      .ownedBy(entity.name, world.state.person.customer_id)
+      .map((r) => r[key])
+      .filter((v) => typeof v === "string" || typeof v === "number");
+    if (numbers.length > 0) return String(rng.fork("record number").pick(numbers));
+  }
+  return undefined;
 }
 
 /** A held value as the parameter's type takes it. */

@@ -715,6 +715,19 @@ describe("the offline person", () => {
     expect(turnedDown).not.toContain(userId);
   });
 
+  it("asks about a record of theirs by the number it goes by, though it is not its id (a prescription's rx number)", async () => {
+    const pharmacy = await agentOf("test/fixtures/specs/pharmacy.json");
+    for (const tool of ["request_refill_authorization", "estimate_copay", "get_prescription"])
+      for (const seed of [1, 2, 3]) {
+        const { persona, world } = personOf(pharmacy, { tool, stance: "cooperative" }, seed);
+        const rx = persona.goal.arguments.rx_number;
+        const theirs = world.store
+          .ownedBy("prescription", world.state.person.customer_id)
+          .map((p) => p.rx_number);
+        expect(theirs, `${tool} ${seed}`).toContain(rx);
+      }
+  });
+
   it("with no account number, picks theirs from a list by the kind it is, and names it whole", async () => {
     const energy = await agentOf("test/fixtures/specs/utility-energy.json");
     const reader = IdentifierReader.of(energy);
