@@ -4,7 +4,8 @@ import { AGENT_WRITTEN, composedByAgent } from "../text/agent-written.ts";
 import { canonicalJson } from "../util/hash.ts";
 import { snake } from "../util/names.ts";
 import { parsedJson } from "../util/parsed.ts";
-import { type Baseline, createWorld, type World } from "../world/world.ts";
+import { numberedBy } from "../world/record-numbers.ts";
+import { type Baseline, createWorld, type ToolAnswer, type World } from "../world/world.ts";
 
 const RETRYABLE = new Set(["timeout", "server_error", "rate_limited"]);
 
@@ -55,18 +56,19 @@ export function outcomeGrade(
   const untouched = [...(world.store.touched() ?? [["", new Set([""])]])].every(
     ([, ids]) => ids.size === 0,
   );
-  const replays = [
-    goal.arguments,
-    ...(goal.alternatives ?? []),
-    ...ownRecordsNamed(goal, world, messages),
-  ].map((args) =>
-    replay(
-      reads && untouched ? world.freshCalls() : world.startOver(start),
-      goal.tool,
-      args,
-      reads,
-    ),
-  );
+  // A person not on file (their record missing) asking after a record someone on file holds has
+  // nothing of theirs to have done or told: the goal is that nothing is.
+  const replays = namesOthersRecord(goal, world)
+    ? [{ answer: NOTHING_DONE, world: world.startOver(start) }]
+    : [goal.arguments, ...(goal.alternatives ?? []), ...ownRecordsNamed(goal, world, messages)].map(
+        (args) =>
+          replay(
+            reads && untouched ? world.freshCalls() : world.startOver(start),
+            goal.tool,
+            args,
+            reads,
+          ),
+      );
   const outcomes = replays.map((r) => effects(start, r.world, composed, handedOver));
   const matching = replays.filter((_, i) => outcomes[i] === actual);
   const state: Check = {
@@ -99,6 +101,40 @@ export function outcomeGrade(
         : failed.map((c) => c.detail).join("; "),
     checks,
   };
+}
+
+/** The answer of a request that is not to be carried out. */
+const NOTHING_DONE: ToolAnswer = { ok: false, content: "", error: "not_theirs" };
+
+/**
+ * Whether the person is not on file (record_missing of the person) and the goal names a record of
+ * someone on file by its id or its own number (the prescription they quote): no check of theirs
+ * can show it is theirs.
+ */
+function namesOthersRecord(goal: Goal, world: World): boolean {
+  const { missing } = world.state.shaped as { missing?: { entity?: string; param?: string } };
+  if (missing?.entity !== world.model.person.name || missing.param) return false;
+  const tool = world.model.tools.get(goal.tool);
+  const quoted = Object.entries(goal.arguments).filter(
+    ([param, value]) =>
+      (typeof value === "string" || typeof value === "number") &&
+      (tool?.idEntities.has(param) || numberedBy(world.model, param).length > 0),
+  );
+  if (quoted.length === 0) return false;
+  const owner = world.model.person.idField;
+  for (const entity of world.model.entities.values()) {
+    if (entity.catalog || entity.isPerson) continue;
+    for (const record of world.store.all(entity.name)) {
+      if (record[owner] === undefined) continue;
+      for (const [param, value] of quoted)
+        if (
+          String(record[entity.idField]) === String(value) ||
+          String(record[snake(param)]) === String(value)
+        )
+          return true;
+    }
+  }
+  return false;
 }
 
 /**

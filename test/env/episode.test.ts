@@ -206,6 +206,32 @@ describe("Episode", () => {
     expect((await played(other as string)).reward().checks[0]).toMatchObject({ passed: false });
   });
 
+  it("reward: a person not on file quoting a record someone on file holds is refused it: nothing done reaches the goal, the request carried out does not", async () => {
+    const pharmacy = await Agent.load("test/fixtures/specs/pharmacy.json");
+    for (const tool of ["request_refill_authorization", "get_prescription"]) {
+      const situation = situationOf(pharmacy, {
+        tool,
+        world: "record_missing",
+        stance: "cooperative",
+      });
+      const refused = new Episode({ spec: pharmacy, situation });
+      await refused.reset();
+      const { missing } = refused.world.state.shaped as { missing: { entity: string } };
+      expect(missing.entity).toBe("patient");
+      const rx = refused.goal.arguments.rx_number;
+      expect([...refused.world.store.all("prescription")].map((p) => p.rx_number)).toContain(rx);
+      await refused.step(
+        say("I'm sorry, I couldn't find your details, so I can't help with that."),
+      );
+      expect(refused.reward(), tool).toMatchObject({ reward: 1 });
+      if (tool === "get_prescription") continue;
+      const done = new Episode({ spec: pharmacy, situation });
+      await done.reset();
+      await done.step(call(tool, done.goal.arguments));
+      expect(done.reward().checks[0], tool).toMatchObject({ name: "goal_state", passed: false });
+    }
+  });
+
   it("reward: handing the person over is no change to what they came for, done or impossible", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const handOver = call(
