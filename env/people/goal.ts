@@ -208,6 +208,18 @@ export function goalOf(world: World, rng: Rng): Goal {
     const [first, ...others] = duplicates as [string, ...string[]];
     args[twinParam] = first;
     goal.alternatives = others.map((id) => ({ ...args, [twinParam]: id }));
+  } else if (duplicates) {
+    // One they quote but are unsure of ("either QVA9JO or WEOVHC"): the other twin does as well.
+    const unsure = Object.entries(world.person.candidates).find(
+      ([param, ids]) => args[param] !== undefined && ids.includes(String(args[param])),
+    );
+    if (unsure) {
+      const [param, ids] = unsure;
+      const schema = properties[param];
+      goal.alternatives = ids
+        .filter((id) => id !== String(args[param]) && duplicates.includes(id))
+        .map((id) => ({ ...args, [param]: typed(schema, id) }));
+    }
   }
   // A wrong id for a record that is there (record_missing): refusing the id, or finding the
   // record the person describes and acting on it, both do what they asked.

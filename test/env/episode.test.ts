@@ -174,6 +174,29 @@ describe("Episode", () => {
     expect((await played(undefined)).reward().checks[0]).toMatchObject({ passed: false });
   });
 
+  it("reward: a person unsure which of two alike reservations is theirs, quoting one, has the other do as well", async () => {
+    const airline = await Agent.load("test/fixtures/specs/airline.json");
+    const situation = situationOf(airline, {
+      tool: "change_flights",
+      world: "duplicate_records",
+      stance: "cooperative",
+    });
+    const probe = new Episode({ spec: airline, situation });
+    await probe.reset();
+    const twins = (probe.world.state.shaped as { duplicates: string[] }).duplicates;
+    const candidates = probe.world.person.candidates.reservation_id ?? [];
+    expect(candidates.slice().sort()).toEqual(twins.slice().sort());
+    expect(twins).toContain(probe.goal.arguments.reservation_id);
+    for (const twin of twins) {
+      const episode = new Episode({ spec: airline, situation });
+      await episode.reset();
+      await episode.step(
+        call("change_flights", { ...episode.goal.arguments, reservation_id: twin }),
+      );
+      expect(episode.reward().checks[0], twin).toMatchObject({ name: "goal_state", passed: true });
+    }
+  });
+
   it("reward: a wrong id for a record that is there is done by refusing it or by acting on the record the person means", async () => {
     const physio = await Agent.load("test/fixtures/specs/physio-clinic.json");
     const situation = situationOf(physio, {

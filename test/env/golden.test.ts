@@ -17,7 +17,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "e6090358996398a525f1b4d7b1b5ebf3742e185ab64e8fc00f358f2aad56c568",
   },
   "personal-finance": {
-    rows: "f14c363a35e3e5e3e62a6daf74a64c161c47af46cea1cceca89b19a3ed594983",
+    rows: "faebef5ac4c61a4999d0943b41c2cac1109739fd1af87a6650916a51fb7268f6",
     meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
   },
   "retail-orders": {
