@@ -112,12 +112,16 @@ export function readValue(
     const labels = [...tool.idEntities]
       .filter(([, e]) => e === entity.name)
       .map(([p]) => [p, spokenWords(snake(p)).toLowerCase()] as const);
-    const matches = entity.idFormat.locate(clean).filter((m) => {
+    const located = entity.idFormat.locate(clean).filter((m) => {
       const label = labels.length > 1 ? longestLabelBefore(labels, clean, m.at) : undefined;
       return !disowned(clean, m) && (label === undefined || label === param);
     });
     // "from my account X to Y": a direction word picks which of two ids; "new" is no direction.
     const direction = ref?.role === "from" || ref?.role === "to" ? ref.role : null;
+    // "my reservation QVA9JO …, flight number BC1708": without a direction, an id said after its
+    // kind's name is it, whatever else of its shape is said after.
+    const named = direction ? [] : located.filter((m) => namedBefore(clean, m.at, entity.name));
+    const matches = named.length > 0 ? named : located;
     // Asked for that one id, a bare answer with one id is it, whatever words are around it.
     const chosen =
       matches.filter((m) => !direction || roleBefore(clean, m.at) === direction).at(-1) ??
@@ -544,6 +548,19 @@ function disowned(text: string, match: { at: number; value: string }): boolean {
 }
 
 /** The direction word just before an identifier: "from my account X" → from, "to X" → to. */
+/** Whether the words right before `at` name the entity (`reservation`, `reservation id`, `reservation #`). */
+function namedBefore(text: string, at: number, entity: string): boolean {
+  const before = text.slice(Math.max(0, at - 40), at).toLowerCase();
+  return namedPattern(entity).test(before);
+}
+
+const namedPattern = memoized(
+  (entity: string) =>
+    new RegExp(
+      `\\b${regexLiteral(entity.replace(/_/g, " "))}(\\s+(id|number|code|no\\.?|ref(erence)?))?\\s*[:#]?\\s*$`,
+    ),
+);
+
 function roleBefore(text: string, at: number): "from" | "to" | null {
   const before = text.slice(Math.max(0, at - 30), at).toLowerCase();
   const from = before.lastIndexOf("from ");

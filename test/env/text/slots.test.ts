@@ -112,6 +112,20 @@ describe("reading a detail from what the person said", () => {
       expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
   });
 
+  it("reads the id said after its kind's name, not a later value of its shape (a flight number)", async () => {
+    const airline = WorldModel.of(await Agent.load("test/fixtures/specs/airline.json"));
+    const change = airline.tools.get("change_flights") as ToolModel;
+    const read = (text: string) => readValue(airline, change, "reservation_id", text, false)?.value;
+    expect(
+      read(
+        "Change the flights of my reservation QVA9JO using my payment method card_3477, with new flights flight number BC1708, date 2026-05-02.",
+      ),
+    ).toBe("QVA9JO");
+    expect(read("It's reservation ID: WEOVHC, flight BC1708.")).toBe("WEOVHC");
+    // Said alone, the one id there is is it.
+    expect(read("QVA9JO")).toBe("QVA9JO");
+  });
+
   it('reads no name out of "find my account by name and no more waiting"', async () => {
     const telecom = WorldModel.of(await Agent.load("test/fixtures/specs/telecom.json"));
     const find = telecom.tools.get("find_account_by_name") as ToolModel;
