@@ -839,7 +839,8 @@ class Subject {
       .map((f) => shown[f])
       .find((v) => v !== undefined);
     const text = Array.isArray(label) ? (label[0] as WorldRecord | undefined)?.name : label;
-    const when = ["created_at", "date"].map((f) => shown[f]).find((v) => typeof v === "string") as
+    // The day it is of (an invoice's date, an appointment's) before the day it was filed.
+    const when = ["date", "created_at"].map((f) => shown[f]).find((v) => typeof v === "string") as
       | string
       | undefined;
     // Only a person who cannot quote the id tells the record by what it is.

@@ -806,6 +806,24 @@ describe("the offline person", () => {
     expect(checked).toBeGreaterThan(3);
   });
 
+  it("dates a record by the day it is of, as a list shows it, not the day it was filed", async () => {
+    const saas = await agentOf("test/fixtures/specs/saas-admin.json");
+    let checked = 0;
+    for (let seed = 1; seed <= 6; seed++) {
+      const { persona, world } = personOf(
+        saas,
+        { tool: "get_invoice", world: "duplicate_records", stance: "cooperative" },
+        seed,
+      );
+      const twins = (world.state.shaped as { duplicates?: string[] }).duplicates ?? [];
+      const invoice = [...world.store.all("invoice")].find((i) => i.invoice_number === twins[0]);
+      if (!invoice || typeof invoice.date !== "string") continue;
+      checked++;
+      expect(persona.details.about, String(seed)).toContain(`from ${invoice.date.slice(0, 10)}`);
+    }
+    expect(checked).toBeGreaterThan(0);
+  });
+
   it("picks the listed record of their kind whole: 'gas' is not 'electricity and gas'", async () => {
     const energy = await agentOf("test/fixtures/specs/utility-energy.json");
     const { persona } = personOf(energy, { tool: "switch_tariff", stance: "cooperative" });
