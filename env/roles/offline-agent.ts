@@ -1626,11 +1626,19 @@ class ScriptedSession implements AgentSession {
   #missing(tool: ToolModel): string[] {
     const properties = propertiesOf(tool);
     const required = tool.tool.parameters.required ?? [];
-    // The id of the record a change acts on is needed, whatever the schema marks optional.
-    const needed =
-      tool.kind === "change" && tool.idParam && !tool.idByEmail && !required.includes(tool.idParam)
+    // The id of the record a change acts on is needed, whatever the schema marks optional; so is
+    // one the person gave that was not found (the appointment a form is for): they meant one.
+    const needed = [
+      ...(tool.kind === "change" &&
+      tool.idParam &&
+      !tool.idByEmail &&
+      !required.includes(tool.idParam)
         ? [...required, tool.idParam]
-        : required;
+        : required),
+      ...[...tool.idEntities.keys()].filter(
+        (p) => !required.includes(p) && p !== tool.idParam && this.#notFound.has(p),
+      ),
+    ];
     for (const p of needed) this.#adoptIdentity(tool, p);
     return needed.filter(
       (p) =>

@@ -1284,6 +1284,31 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(calls.at(-1)).toMatchObject({ name: "sim_change", args: { line_id: "LN-67117902" } });
   });
 
+  it("does not leave out a record the person named that was not found: it finds the one they describe, or says there is none", async () => {
+    const physio = await Agent.load("test/fixtures/specs/physio-clinic.json");
+    const { calls, asked } = await scripted(
+      physio,
+      "I need to send my intake form for my appointment APT-U2R8BT, with patient id P830009, with form workers comp consent, with channel sms.",
+      {
+        tools: {
+          intake_form_send:
+            '{"error":"not_found","message":"No appointment found with appointment_id \\"APT-U2R8BT\\"","looked_up":{"appointment_id":"APT-U2R8BT"}}',
+          list_appointments: '{"appointments":[],"count":0,"total":0}',
+        },
+        replies: [
+          [
+            /appointment ID/,
+            "It's my appointment (Kelp appointment) from 2026-05-11, I don't have the details in front of me.",
+          ],
+        ],
+      },
+    );
+    const sends = calls.filter((c) => c.name === "intake_form_send");
+    expect(sends).toHaveLength(1);
+    expect(calls.some((c) => c.name === "list_appointments")).toBe(true);
+    expect(asked.at(-1)).toMatch(/couldn't find any appointments/);
+  });
+
   it("asks which of several records the person means by what tells them apart, not only by their first details", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const { asked } = await scripted(
