@@ -409,7 +409,7 @@ export class OfflineUser {
           m.what
             .toLowerCase()
             .split(", ")
-            .filter((part) => knownBy.has(part)).length,
+            .filter((part) => knownBy.has(part.replace(/_/g, " "))).length,
       }));
     const best = options.reduce<{ id: string; score: number } | null>(
       (a, b) => (a === null || b.score > a.score ? b : a),

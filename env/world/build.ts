@@ -23,6 +23,7 @@ import {
   money,
   orderedPairs,
   personIdentity,
+  type SchemaFragment,
   stayFields,
   stayInShape,
   type ValueContext,
@@ -880,25 +881,27 @@ class Subject {
         .filter(([, schema]) => Array.isArray(schema?.enum) || Array.isArray(schema?.items?.enum))
         .map(([field]) => field),
     ];
-    let best: { field: string; words: string; sharing: number } | null = null;
+    const told: { field: string; words: string; shown: string }[] = [];
     for (const field of choices) {
-      const value = r[field];
-      const words = Array.isArray(value)
-        ? value.every((v) => typeof v === "string") && value.length > 0
-          ? value.join(" and ")
-          : null
-        : typeof value === "string" && value !== ""
-          ? value
-          : null;
-      if (words === null) continue;
-      const shown = JSON.stringify(value);
-      const sharing = others.filter((o) => JSON.stringify(o[field]) === shown).length;
-      if (sharing < others.length && (best === null || sharing < best.sharing))
-        best = { field, words: words.replace(/_/g, " "), sharing };
+      const words = kindWords(r[field]);
+      if (words !== null) told.push({ field, words, shown: JSON.stringify(r[field]) });
     }
-    if (best?.sharing === 0) return best.words;
-    const apart = this.#setApart(r, others, best?.field);
-    return apart ?? best?.words ?? null;
+    const sharing = (kinds: readonly (typeof told)[number][]) =>
+      others.filter((o) => kinds.every((k) => JSON.stringify(o[k.field]) === k.shown)).length;
+    let best: { kind: (typeof told)[number]; sharing: number } | null = null;
+    for (const kind of told) {
+      const n = sharing([kind]);
+      if (n < others.length && (best === null || n < best.sharing)) best = { kind, sharing: n };
+    }
+    if (best?.sharing === 0) return best.kind.words;
+    // Two kinds together, where no one kind is theirs alone ("final bill issued, gas").
+    for (let i = 0; i < told.length; i++)
+      for (let j = i + 1; j < told.length; j++) {
+        const pair = [told[i], told[j]] as (typeof told)[number][];
+        if (sharing(pair) === 0) return pair.map((k) => k.words).join(", ");
+      }
+    const apart = this.#setApart(r, others, best?.kind.field);
+    return apart ?? best?.kind.words ?? null;
   }
 
   /**
@@ -908,28 +911,46 @@ class Subject {
    */
   #setApart(r: WorldRecord, others: readonly WorldRecord[], preferred?: string): string | null {
     const kinds = [...this.entity.fields]
-      .filter(
-        ([field, schema]) =>
-          field !== "status" &&
-          typeof r[field] === "string" &&
-          Array.isArray(schema?.enum) &&
-          schema.enum.filter((v) => typeof v === "string" && v !== r[field]).length > 0,
-      )
-      .map(([field]) => field);
-    const field = kinds.find((f) => f === preferred) ?? kinds[0];
-    if (field === undefined) return null;
-    const schema = this.entity.fields.get(field);
-    const otherKinds = (schema?.enum ?? []).filter(
-      (v): v is string => typeof v === "string" && v !== r[field],
-    );
+      .filter(([field]) => field !== "status" && kindWords(r[field]) !== null)
+      .map(([field, schema]) => ({ field, values: otherKinds(r[field], schema) }))
+      .filter((k) => k.values.length > 0);
+    const kind = kinds.find((k) => k.field === preferred) ?? kinds[0];
+    if (kind === undefined) return null;
     const rng = this.#rng.fork("set apart");
+    const shown = JSON.stringify(r[kind.field]);
     for (const o of others) {
-      if (o[field] !== r[field]) continue;
-      o[field] = rng.pick(otherKinds);
+      if (JSON.stringify(o[kind.field]) !== shown) continue;
+      o[kind.field] = rng.pick(kind.values);
       this.#store.changed(this.entity.name, o);
     }
-    return String(r[field]).replace(/_/g, " ");
+    return kindWords(r[kind.field]);
   }
+}
+
+/** A choice in words ("pending move in", "gas and electricity"), or null for what is none. */
+function kindWords(value: unknown): string | null {
+  if (Array.isArray(value))
+    return value.length > 0 && value.every((v) => typeof v === "string")
+      ? value.join(" and ").replace(/_/g, " ")
+      : null;
+  return typeof value === "string" && value !== "" ? value.replace(/_/g, " ") : null;
+}
+
+/**
+ * The other values a choice could have been drawn as: the schema's other choices, or for a list
+ * of choices (fuels), each one alone that is not the list.
+ */
+function otherKinds(value: unknown, schema: SchemaFragment | undefined): unknown[] {
+  const choices = (schema?.enum ?? schema?.items?.enum ?? []).filter(
+    (v): v is string => typeof v === "string",
+  );
+  if (Array.isArray(value) && Array.isArray(schema?.items?.enum)) {
+    const shown = JSON.stringify(value);
+    return choices.map((c) => [c]).filter((c) => JSON.stringify(c) !== shown);
+  }
+  return typeof value === "string" && Array.isArray(schema?.enum)
+    ? choices.filter((c) => c !== value)
+    : [];
 }
 
 /** Two records the same in all but their id: a duplicate's twins. */

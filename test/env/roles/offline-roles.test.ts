@@ -806,6 +806,40 @@ describe("the offline person", () => {
     expect(checked).toBeGreaterThan(3);
   });
 
+  it("with no number for their account, knows it from their others by two kinds together or by fuels set apart, and picks one of the two alike", async () => {
+    const energy = await agentOf("test/fixtures/specs/utility-energy.json");
+    const reader = IdentifierReader.of(energy);
+    let checked = 0;
+    for (let seed = 1; seed <= 24; seed++) {
+      const setup = personOf(
+        energy,
+        { tool: "create_payment_plan", world: "duplicate_records", stance: "cooperative" },
+        seed,
+      );
+      const { duplicates, entity } = setup.world.state.shaped as {
+        duplicates: string[];
+        entity: string;
+      };
+      if (entity !== "account" || setup.persona.details.ids.account_number !== undefined) continue;
+      const accounts = setup.world.store.ownedBy("account", setup.world.state.person.customer_id);
+      const others = accounts.filter((a) => !duplicates.includes(String(a.account_number)));
+      if (others.length === 0) continue;
+      checked++;
+      const listed = [...others, ...accounts.filter((a) => !others.includes(a))];
+      const picked = new OfflineUser(setup.persona, 1, { ids: (text) => reader.read(text) }).reply([
+        ...conversation(),
+        say(
+          `I can see ${listed.length} accounts that could be it: ${listed.map((a) => `${a.account_number} (${a.holder_name_masked}, ${a.status}, ${(a.fuels as string[]).join(" and ")})`).join("; ")}. Which one do you mean?`,
+        ),
+      ]).content;
+      expect(
+        duplicates.filter((id) => picked.includes(id)),
+        `${seed}: ${setup.persona.details.about} → ${picked}`,
+      ).toHaveLength(1);
+    }
+    expect(checked).toBeGreaterThan(8);
+  });
+
   it("dates a record by the day it is of, as a list shows it, not the day it was filed", async () => {
     const saas = await agentOf("test/fixtures/specs/saas-admin.json");
     let checked = 0;
