@@ -58,7 +58,7 @@ export function outcomeGrade(
   );
   // A person not on file (their record missing) asking after a record someone on file holds has
   // nothing of theirs to have done or told: the goal is that nothing is.
-  const replays = namesOthersRecord(goal, world)
+  const replays = namesOthersRecord(goal, world, start)
     ? [{ answer: NOTHING_DONE, world: world.startOver(start) }]
     : [goal.arguments, ...(goal.alternatives ?? []), ...ownRecordsNamed(goal, world, messages)].map(
         (args) =>
@@ -111,7 +111,7 @@ const NOTHING_DONE: ToolAnswer = { ok: false, content: "", error: "not_theirs" }
  * someone on file by its id or its own number (the prescription they quote): no check of theirs
  * can show it is theirs.
  */
-function namesOthersRecord(goal: Goal, world: World): boolean {
+function namesOthersRecord(goal: Goal, world: World, start: Baseline): boolean {
   const { missing } = world.state.shaped as { missing?: { entity?: string; param?: string } };
   if (missing?.entity !== world.model.person.name || missing.param) return false;
   const tool = world.model.tools.get(goal.tool);
@@ -124,7 +124,7 @@ function namesOthersRecord(goal: Goal, world: World): boolean {
   const owner = world.model.person.idField;
   for (const entity of world.model.entities.values()) {
     if (entity.catalog || entity.isPerson) continue;
-    for (const record of world.store.all(entity.name)) {
+    for (const record of start.records.get(entity.name)?.values() ?? []) {
       if (record[owner] === undefined) continue;
       for (const [param, value] of quoted)
         if (
@@ -155,7 +155,7 @@ function ownRecordsNamed(
   );
   if (open.length === 0) return [];
   const personId = world.state.person.customer_id;
-  const out: Record<string, unknown>[] = [];
+  const out = new Map<string, Record<string, unknown>>();
   for (const message of messages) {
     if (message.role !== "assistant") continue;
     for (const call of message.tool_calls ?? []) {
@@ -164,16 +164,15 @@ function ownRecordsNamed(
       for (const ref of open) {
         const named = args?.[ref.param];
         if (typeof named !== "string" && typeof named !== "number") continue;
+        const idField = world.model.entities.get(ref.entity)?.idField ?? "";
         const own = world.store
           .ownedBy(ref.entity, personId)
-          .some(
-            (r) => String(r[world.model.entities.get(ref.entity)?.idField ?? ""]) === String(named),
-          );
-        if (own) out.push({ ...goal.arguments, [ref.param]: named });
+          .some((r) => String(r[idField]) === String(named));
+        if (own) out.set(`${ref.param}\u0000${named}`, { ...goal.arguments, [ref.param]: named });
       }
     }
   }
-  return out;
+  return [...out.values()];
 }
 
 /** The goal's call on a fresh world, as a careful agent makes it: its answer, and the world after. */

@@ -2044,7 +2044,6 @@ export function pastOf(tool: ToolModel): string {
   return `${Object.hasOwn(irregular, verb) ? irregular[verb] : past}${particle} the ${rest.join(" ") || "request"}`;
 }
 
-/** A record in a few words: its first two text fields. */
 /**
  * What each of several records is, to ask which one the person means: its first two words of
  * text (a name, a status), and any choice of the entity's that tells them apart ("electricity

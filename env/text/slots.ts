@@ -547,7 +547,6 @@ function disowned(text: string, match: { at: number; value: string }): boolean {
   );
 }
 
-/** The direction word just before an identifier: "from my account X" → from, "to X" → to. */
 /** Whether the words right before `at` name the entity (`reservation`, `reservation id`, `reservation #`). */
 function namedBefore(text: string, at: number, entity: string): boolean {
   const before = text.slice(Math.max(0, at - 40), at).toLowerCase();
@@ -561,6 +560,7 @@ const namedPattern = memoized(
     ),
 );
 
+/** The direction word just before an identifier: "from my account X" → from, "to X" → to. */
 function roleBefore(text: string, at: number): "from" | "to" | null {
   const before = text.slice(Math.max(0, at - 30), at).toLowerCase();
   const from = before.lastIndexOf("from ");

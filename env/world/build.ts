@@ -862,10 +862,10 @@ class Subject {
   /**
    * A choice the subject holds that tells it from the person's other records of its kind
    * ("consumer", "pending move in"), where its name does not: a person with four accounts and no
-   * number knows which kind theirs is, and picks it from a list by that. Where every choice of it is
-   * shared with another of theirs (two consumer accounts), one kind of it is made theirs alone: the
-   * others of that kind are drawn another, as a person who cannot quote an id still knows their
-   * record from their others. Null when nothing else is theirs.
+   * number knows which kind theirs is, and picks it from a list by that; else two choices together
+   * ("final bill issued, gas"). Where no choice tells it (two consumer accounts), one kind of it is
+   * made theirs alone: the others of that kind are drawn another, as a person who cannot quote an
+   * id still knows their record from their others. Null when nothing else is theirs.
    */
   #telling(r: WorldRecord, label: string | null): string | null {
     const { idField } = this.entity;
@@ -906,8 +906,9 @@ class Subject {
 
   /**
    * Makes a kind the subject is of its own among the person's records: the others of its kind
-   * (`preferred`, else the first plain choice of two or more values) are drawn another. A status is
-   * left as it is, as what may be done with a record follows from it. The kind, or null.
+   * (`preferred`, else the first choice with another value to draw: a type, the fuels an account
+   * supplies) are drawn another. A status is left as it is, as what may be done with a record
+   * follows from it. The kind, or null.
    */
   #setApart(r: WorldRecord, others: readonly WorldRecord[], preferred?: string): string | null {
     const kinds = [...this.entity.fields]
