@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { Episode } from "../../../env/episode.ts";
 import { simulatorChecks } from "../../../env/grade/simulator.ts";
-import { samplePersona } from "../../../env/people/persona.ts";
+import { type Persona, samplePersona } from "../../../env/people/persona.ts";
 import { OfflineAgent } from "../../../env/roles/offline-agent.ts";
 import { OfflineUser, offlineUser } from "../../../env/roles/offline-user.ts";
 import { OfflineWriter } from "../../../env/roles/offline-writer.ts";
@@ -767,77 +767,71 @@ describe("the offline person", () => {
     expect(told).toBeGreaterThan(0);
   });
 
-  it("with no number for any of their accounts, all of one kind, still knows theirs from the others by a kind only it has", async () => {
-    const telecom = await agentOf("test/fixtures/specs/telecom.json");
-    const reader = IdentifierReader.of(telecom);
-    let checked = 0;
-    for (let seed = 1; seed <= 16; seed++) {
+  /** Worlds of two alike accounts among others of the person's, on seeds 1 to `seeds`, where they hold no number for theirs. */
+  const alikeAccounts = (agent: Agent, tool: string, idField: string, seeds: number) => {
+    const cases = [];
+    for (let seed = 1; seed <= seeds; seed++) {
       const setup = personOf(
-        telecom,
-        { tool: "pay_bill", world: "duplicate_records", stance: "cooperative" },
+        agent,
+        { tool, world: "duplicate_records", stance: "cooperative" },
         seed,
       );
       const { duplicates, entity } = setup.world.state.shaped as {
         duplicates: string[];
         entity: string;
       };
-      if (entity !== "account" || setup.persona.details.ids.account_id !== undefined) continue;
+      if (entity !== "account" || setup.persona.details.ids[idField] !== undefined) continue;
       const accounts = setup.world.store.ownedBy("account", setup.world.state.person.customer_id);
-      const others = accounts.filter((a) => !duplicates.includes(String(a.account_id)));
+      const others = accounts.filter((a) => !duplicates.includes(String(a[idField])));
       if (others.length === 0) continue;
-      checked++;
-      const kind = /\(([^)]*)\)/.exec(setup.persona.details.about)?.[1];
-      expect(kind, `${seed}: ${setup.persona.details.about}`).toBeDefined();
+      // Listed as an agent lists them, the others first.
+      const listed = [...others, ...accounts.filter((a) => !others.includes(a))];
+      cases.push({ seed, persona: setup.persona, duplicates, others, listed });
+    }
+    return cases;
+  };
+  const pickedFrom = (agent: Agent, persona: Persona, listing: string) =>
+    new OfflineUser(persona, 1, { ids: (text) => IdentifierReader.of(agent).read(text) }).reply([
+      ...conversation(),
+      say(listing),
+    ]).content;
+
+  it("with no number for any of their accounts, all of one kind, still knows theirs from the others by a kind only it has", async () => {
+    const telecom = await agentOf("test/fixtures/specs/telecom.json");
+    const cases = alikeAccounts(telecom, "pay_bill", "account_id", 16);
+    for (const { seed, persona, duplicates, others, listed } of cases) {
+      const kind = /\(([^)]*)\)/.exec(persona.details.about)?.[1];
+      expect(kind, `${seed}: ${persona.details.about}`).toBeDefined();
       const kindOf = (a: Record<string, unknown>) => String(a.account_type).replace(/_/g, " ");
       expect(others.map(kindOf), String(seed)).not.toContain(kind);
-      // Listed as an agent lists them, others first, they pick one of the two alike.
-      const listed = [...others, ...accounts.filter((a) => !others.includes(a))];
-      const picked = new OfflineUser(setup.persona, 1, { ids: (text) => reader.read(text) }).reply([
-        ...conversation(),
-        say(
-          `I can see ${listed.length} accounts that could be it: ${listed.map((a) => `${a.account_id} (${a.account_holder_name}, ${a.account_type})`).join("; ")}. Which one do you mean?`,
-        ),
-      ]).content;
+      const picked = pickedFrom(
+        telecom,
+        persona,
+        `I can see ${listed.length} accounts that could be it: ${listed.map((a) => `${a.account_id} (${a.account_holder_name}, ${a.account_type})`).join("; ")}. Which one do you mean?`,
+      );
       expect(
         duplicates.filter((id) => picked.includes(id)),
         `${seed}: ${picked}`,
       ).toHaveLength(1);
     }
-    expect(checked).toBeGreaterThan(3);
+    expect(cases.length).toBeGreaterThan(3);
   });
 
   it("with no number for their account, knows it from their others by two kinds together or by fuels set apart, and picks one of the two alike", async () => {
     const energy = await agentOf("test/fixtures/specs/utility-energy.json");
-    const reader = IdentifierReader.of(energy);
-    let checked = 0;
-    for (let seed = 1; seed <= 24; seed++) {
-      const setup = personOf(
+    const cases = alikeAccounts(energy, "create_payment_plan", "account_number", 24);
+    for (const { seed, persona, duplicates, listed } of cases) {
+      const picked = pickedFrom(
         energy,
-        { tool: "create_payment_plan", world: "duplicate_records", stance: "cooperative" },
-        seed,
+        persona,
+        `I can see ${listed.length} accounts that could be it: ${listed.map((a) => `${a.account_number} (${a.holder_name_masked}, ${a.status}, ${(a.fuels as string[]).join(" and ")})`).join("; ")}. Which one do you mean?`,
       );
-      const { duplicates, entity } = setup.world.state.shaped as {
-        duplicates: string[];
-        entity: string;
-      };
-      if (entity !== "account" || setup.persona.details.ids.account_number !== undefined) continue;
-      const accounts = setup.world.store.ownedBy("account", setup.world.state.person.customer_id);
-      const others = accounts.filter((a) => !duplicates.includes(String(a.account_number)));
-      if (others.length === 0) continue;
-      checked++;
-      const listed = [...others, ...accounts.filter((a) => !others.includes(a))];
-      const picked = new OfflineUser(setup.persona, 1, { ids: (text) => reader.read(text) }).reply([
-        ...conversation(),
-        say(
-          `I can see ${listed.length} accounts that could be it: ${listed.map((a) => `${a.account_number} (${a.holder_name_masked}, ${a.status}, ${(a.fuels as string[]).join(" and ")})`).join("; ")}. Which one do you mean?`,
-        ),
-      ]).content;
       expect(
         duplicates.filter((id) => picked.includes(id)),
-        `${seed}: ${setup.persona.details.about} → ${picked}`,
+        `${seed}: ${persona.details.about} → ${picked}`,
       ).toHaveLength(1);
     }
-    expect(checked).toBeGreaterThan(8);
+    expect(cases.length).toBeGreaterThan(8);
   });
 
   it("dates a record by the day it is of, as a list shows it, not the day it was filed", async () => {
