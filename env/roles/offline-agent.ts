@@ -1184,7 +1184,15 @@ class ScriptedSession implements AgentSession {
     const records = recordsOf(body);
     const tool = this.#intent as ToolModel;
     const entity = this.#model.entities.get(tool.idEntities.get(param) as string) as EntityModel;
-    const said = saidWords(conversation);
+    // A choice the person gave for the change itself ("new role owner") says what is to be, not
+    // which record it is.
+    const choices = propertiesOf(tool);
+    const given = new Set(
+      [...this.#args]
+        .filter(([p]) => p !== param && Array.isArray(choices[p]?.enum))
+        .flatMap(([, v]) => tellingWords(String(v))),
+    );
+    const said = new Set([...saidWords(conversation)].filter((w) => !given.has(w)));
     // Someone the request is about for the person is not the person (their own id, said for another argument).
     const own = this.#someoneElse(param)
       ? new Set(

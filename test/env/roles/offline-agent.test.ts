@@ -1309,6 +1309,28 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(asked.at(-1)).toMatch(/couldn't find any appointments/);
   });
 
+  it("never takes a choice given for the change ('new role owner') for a word telling which record it is", async () => {
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const { asked, calls } = await scripted(
+      saas,
+      "I'd like to change the role of the user Thea Reyes for my workspace ws_aX1W1fAQ, with requested by user id usr_43HZX2K7, with new role owner.",
+      {
+        tools: {
+          send_verification_code: '{"sent":true}',
+          check_verification_code: '{"verified":true,"matched":["code"],"did_not_match":[]}',
+          list_users:
+            '{"users":[{"user_id":"usr_23HZX3K7","workspace_id":"ws_aX1W1fAQ","name":"Thea Reyes","email":"thea.reyes@gmail.com","role":"owner"},{"user_id":"usr_52HZX2K6","workspace_id":"ws_aX1W1fAQ","name":"Thea Reyes","email":"thea.reyes@fastmail.com","role":"guest"}],"count":2,"total":2}',
+        },
+        replies: [
+          [/code/, "It's 855360."],
+          [/user ID/, "I don't have the user id to hand, sorry. It's the user Thea Reyes."],
+        ],
+      },
+    );
+    expect(calls.some((c) => c.name === "list_users")).toBe(true);
+    expect(asked.at(-1)).toMatch(/usr_23HZX3K7 .*usr_52HZX2K6.*Which one do you mean/);
+  });
+
   it("asks which of several records the person means by what tells them apart, not only by their first details", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const { asked } = await scripted(
