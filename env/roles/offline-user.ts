@@ -388,8 +388,15 @@ export class OfflineUser {
     const about = new Set(tellingWords(p.details.about));
     // What they know it by, whole ("gas", where "electricity and gas" is another): a short word
     // is no telling word, and a whole choice beats a list that holds it.
+    // Someone else they ask about is known by their whole name ("the user Kofi Xu": "xu" is no
+    // telling word).
     const knownBy = new Set(
-      (/\(([^)]*)\)/.exec(p.details.about)?.[1] ?? "").toLowerCase().split(", ").filter(Boolean),
+      [
+        ...(/\(([^)]*)\)/.exec(p.details.about)?.[1] ?? "").split(", "),
+        /^the [a-z_]+ ([^(]+?)(?: \(|$)/.exec(p.details.about)?.[1] ?? "",
+      ]
+        .map((part) => part.trim().toLowerCase())
+        .filter(Boolean),
     );
     // "ws_IwAPKWwq (Harbor workspace, team)": an id the person recognises, then what it is. An id
     // may hold spaces ("ACC 4863 5995"): the one recognised right before the brackets is taken whole.
@@ -477,8 +484,12 @@ export class OfflineUser {
     // Their ids, and the ids of what they asked for (the new slot they chose), but for one of two
     // alike records, whose id they never knew.
     const { goal } = this.#persona;
+    // Their own id under a name the request gives another's (the user whose role is changed) is
+    // no answer for it.
+    const forOthers = (param: string, id: string) =>
+      goal.arguments[param] !== undefined && String(goal.arguments[param]) !== id;
     const ids = [
-      ...Object.entries(this.#persona.details.ids),
+      ...Object.entries(this.#persona.details.ids).filter(([param, id]) => !forOthers(param, id)),
       ...surely(goal).filter(
         (entry): entry is [string, string] =>
           typeof entry[1] === "string" && /(_id|Id)$/.test(entry[0]),

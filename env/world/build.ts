@@ -833,7 +833,16 @@ class Subject {
   /** The subject in words, for a person who describes rather than quotes it. */
   #about(): string {
     const r = this.record;
-    if (r && this.#another) return `the ${this.entity.name} ${String(r.name ?? r.email ?? "")}`;
+    if (r && this.#another) {
+      const who = `the ${this.entity.name} ${String(r.name ?? r.email ?? "")}`;
+      // Someone else of that name (two Thea Reyes in one workspace) is told apart by their email.
+      const namesake = [...this.#store.all(this.entity.name)].some(
+        (o) => o !== r && o.name === r.name && o.email !== r.email,
+      );
+      return namesake && r.name !== undefined && typeof r.email === "string"
+        ? `${who} (${r.email})`
+        : who;
+    }
     if (!r || this.entity.isPerson) return `their ${this.#model.person.name} account`;
     const shown = this.#store.view(this.entity.name, r, null);
     const label = ["name", "description", "type", "items"]

@@ -834,6 +834,59 @@ describe("the offline person", () => {
     expect(cases.length).toBeGreaterThan(8);
   });
 
+  it("asks about someone else by their email where another of that name is there, picks them by their whole name, and never answers their id with their own", async () => {
+    const saas = await agentOf("test/fixtures/specs/saas-admin.json");
+    const { persona, world } = personOf(saas, {
+      tool: "change_user_role",
+      world: "duplicate_records",
+      stance: "cooperative",
+    });
+    const twins = (world.state.shaped as { duplicates: string[] }).duplicates;
+    const target = world.store.get("user", twins[0] as string);
+    expect(target).toBeDefined();
+    const name = String(target?.name);
+    const namesake = {
+      ...persona,
+      details: { ...persona.details, about: `the user ${name}` },
+    };
+    const reader = IdentifierReader.of(saas);
+    const knows = { ids: (text: string) => reader.read(text) };
+    // Listed with someone of the same first name first, they name one of the two by the whole name.
+    const [first] = name.split(" ");
+    const picked = new OfflineUser(namesake, 1, knows).reply([
+      ...conversation(),
+      say(
+        `I can see 3 users that could be it: usr_13HZX0K9 (${first} Gallagher, admin); ${twins[0]} (${name}, member); ${twins[1]} (${name}, member). Which one do you mean?`,
+      ),
+    ]).content;
+    expect(twins.filter((id) => picked.includes(id))).toHaveLength(1);
+    // A stranger read back as the user whose role changes is not answered with their own user id.
+    const own = persona.details.ids.user_id;
+    const readBack = new OfflineUser(persona, 1, knows).reply([
+      ...conversation(),
+      say(
+        `To confirm, I'll change the user role with workspace ID ${persona.goal.arguments.workspace_id}, new role ${persona.goal.arguments.new_role}, user ID usr_99HZX9K9. Shall I go ahead?`,
+      ),
+    ]).content;
+    if (own !== undefined) expect(readBack).not.toContain(own);
+    // Where someone else shares the name (likelier in a big world), they are named by their email too.
+    let namesakes = 0;
+    for (let seed = 1; seed <= 24; seed++) {
+      const big = createWorld({
+        spec: saas,
+        situation: situationOf(saas, { tool: "change_user_role", stance: "cooperative" }, seed),
+        size: 600,
+      });
+      const about = /^the user (.+?)(?: \((.+)\))?$/.exec(big.person.about);
+      const users = [...big.store.all("user")].filter((u) => u.name === about?.[1]);
+      const others = users.filter((u) => u.email !== users[0]?.email);
+      if (others.length === 0 && !about?.[2]) continue;
+      namesakes++;
+      expect(about?.[2], `${seed}: ${big.person.about}`).toMatch(/@/);
+    }
+    expect(namesakes).toBeGreaterThan(0);
+  });
+
   it("dates a record by the day it is of, as a list shows it, not the day it was filed", async () => {
     const saas = await agentOf("test/fixtures/specs/saas-admin.json");
     let checked = 0;
