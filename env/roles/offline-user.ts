@@ -386,10 +386,9 @@ export class OfflineUser {
       ) ?? surely(p.goal).find(([, value]) => seen.includes(String(value)))?.[1];
     if (held !== undefined) return { content: `The ${keep(String(held))} one.` };
     const about = new Set(tellingWords(p.details.about));
-    // What they know it by, whole ("gas", where "electricity and gas" is another): a short word
-    // is no telling word, and a whole choice beats a list that holds it.
-    // Someone else they ask about is known by their whole name ("the user Kofi Xu": "xu" is no
-    // telling word).
+    // What they know it by, whole ("gas", where "electricity and gas" is another; someone else by
+    // their whole name, "Kofi Xu"): a short word is no telling word, and a whole choice beats a
+    // list that holds it.
     const knownBy = new Set(
       [
         ...(/\(([^)]*)\)/.exec(p.details.about)?.[1] ?? "").split(", "),
