@@ -398,9 +398,12 @@ export async function writeDatasetLines(
   const temp = tempPath(path);
   try {
     await makeFolder(dirname(path));
+    // Opened before the first row is made: a stream that opens its file itself may create it after
+    // a failing row has already had the temporary file removed, and leave it behind.
+    const file = await open(temp, "wx");
     await pipeline(
       Readable.from(rows),
-      createWriteStream(temp, { flags: "wx", highWaterMark: WRITE_BUFFER_BYTES }),
+      file.createWriteStream({ highWaterMark: WRITE_BUFFER_BYTES }),
     );
   } catch (error) {
     await discard(temp);

@@ -187,4 +187,17 @@ describe("writeDataset", () => {
     );
     expect((await readdir(dir)).sort()).toEqual(["d.jsonl", "d.jsonl.meta.json"]);
   });
+
+  it("leaves no temporary file behind when a row fails before its file has opened", async () => {
+    // The file opened by the stream itself came into being after a row had failed and the
+    // temporary file had been removed: about 1 write in 14 left it behind.
+    const dir = await tmp();
+    const bad = { id: "row_bad", reward: 10n } as unknown as Row;
+    for (let i = 0; i < 100; i++) {
+      const path = join(dir, `d${i}.jsonl`);
+      await expect(writeDataset(path, [bad], null)).rejects.toThrow(/BigInt/);
+    }
+    await new Promise((done) => setTimeout(done, 20));
+    expect(await readdir(dir)).toEqual([]);
+  });
 });
