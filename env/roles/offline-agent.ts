@@ -1206,7 +1206,7 @@ class ScriptedSession implements AgentSession {
       .filter((r) => !own.has(String(r[entity.idField])))
       .map((r) => ({
         r,
-        score: new Set(tellingWords(JSON.stringify(r)).filter((w) => said.has(w))).size,
+        score: wordsSaidOf(r, said).size,
       }));
     const best = Math.max(0, ...scored.map((s) => s.score));
     const candidates = scored.filter((s) => best === 0 || s.score === best).map((s) => s.r);
@@ -1923,6 +1923,25 @@ function saidWords(conversation: readonly ChatMessage[]): Set<string> {
   return new Set(
     conversation.filter((m) => m.role === "user").flatMap((m) => tellingWords(m.content)),
   );
+}
+
+/** A value written as a code ("pending_move_in", "final_bill_issued"), not as words. */
+const CODE = /^[a-z0-9]+(?:_[a-z0-9]+)+$/;
+
+/**
+ * The words of a record's values the person said; a code counts only when every word of it was
+ * said: "move" of a request to register a move-out tells no account that is "pending_move_in".
+ */
+function wordsSaidOf(record: unknown, said: Set<string>, heard = new Set<string>()): Set<string> {
+  if (typeof record === "string") {
+    const words = tellingWords(record);
+    if (!CODE.test(record) || words.every((w) => said.has(w)))
+      for (const word of words) if (said.has(word)) heard.add(word);
+  } else if (typeof record === "number") {
+    for (const word of tellingWords(String(record))) if (said.has(word)) heard.add(word);
+  } else if (record !== null && typeof record === "object")
+    for (const value of Object.values(record)) wordsSaidOf(value, said, heard);
+  return heard;
 }
 
 /**

@@ -1349,6 +1349,21 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(which).toContain("ACC 9434 7110 (A*** I****, active, electricity)");
   });
 
+  it("takes a word of the request ('move' of a move-out) for no part of a record's code ('pending_move_in')", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const { asked, calls } = await scripted(energy, "I want to register a new move out.", {
+      tools: {
+        find_account_by_address:
+          '{"matches":[{"account_number":"ACC 0128 4678","holder_name_masked":"C*** P***","fuels":["gas","electricity"],"status":"pending_move_in"},{"account_number":"ACC 1892 7840","holder_name_masked":"C*** P***","fuels":["gas"],"status":"active"}]}',
+      },
+      replies: [[/address/, "Zip code BS1 5TR, street 66 Ivy Crescent."]],
+    });
+    expect(calls.some((c) => c.name === "verify_account_holder")).toBe(false);
+    const which = asked.find((q) => /Which one do you mean/.test(q));
+    expect(which).toContain("ACC 0128 4678");
+    expect(which).toContain("ACC 1892 7840");
+  });
+
   it("finds the person by the lookup they asked for, not by another one first", async () => {
     let checked = 0;
     for (const tool of ["find_customer_by_phone", "find_customer_by_membership_number"])
