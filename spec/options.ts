@@ -12,8 +12,11 @@ export const DEFAULTS = {
   /** Share of fault cells that keep their fault under the cold-start flip. */
   faultRate: 0.1,
   preferSuccess: true,
-  /** Assistant messages before an episode is cut off. */
-  maxTurns: 12,
+  /**
+   * Assistant messages before an episode is cut off, each a tool call or a reply: tau-bench's 30
+   * steps. The offline roles end every corpus conversation in 14; a model agent reads more.
+   */
+  maxTurns: 30,
   /** Share of episodes in which the offline agent makes one of its named slips. */
   slipRate: 0.25,
   /** Episodes run at once. */

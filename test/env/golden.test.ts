@@ -14,15 +14,15 @@ import { simulate } from "../../env/index.ts";
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
     rows: "feb7d2df1fe0b9268fe4dc95604dda1ea8ef2451690a32f3ff167ad8b179d770",
-    meta: "e6090358996398a525f1b4d7b1b5ebf3742e185ab64e8fc00f358f2aad56c568",
+    meta: "ba6df6db209a40def90d065ec345c4b5c88a31bc07fb2f4228f56df8bd1f4363",
   },
   "personal-finance": {
     rows: "faebef5ac4c61a4999d0943b41c2cac1109739fd1af87a6650916a51fb7268f6",
-    meta: "a8a93ad412e0416ca94cf5f0b78a1ebeb518f850689d7bacbca9aa9f106965b4",
+    meta: "62639bb0a7cc04f510459a61d509f4daf31ba73d851cd0b8bdcb45e962af8a29",
   },
   "retail-orders": {
     rows: "3790e70e3d1acaea69dbf41e26a34f2b382bb54363f5c471afeab4fbdfd9b504",
-    meta: "8f7e411341c166b9f04c36dbe3b147a9c888431adcb67f0634ce0cb9f359d62c",
+    meta: "78b122e8a5cc3db0bd62ed8e4a1ad10965f405183bb5d91049643534293cab84",
   },
 };
 

@@ -8,6 +8,7 @@ import { needsConfirmation } from "../../../env/text/reading.ts";
 import { spokenName } from "../../../env/text/slots.ts";
 import { snake } from "../../../env/util/names.ts";
 import { propertiesOf, WorldModel } from "../../../env/world/model.ts";
+import { DEFAULTS } from "../../../spec/index.ts";
 import {
   agentOf,
   HEAVY,
@@ -37,6 +38,19 @@ export function corpusChecks(specs: readonly string[]): void {
             for (const message of row.messages)
               if (message.role === "tool" && /"undefined"/.test(message.content))
                 cases.push(`${path} ${row.task_id}: ${message.content.slice(0, 160)}`);
+        expect(summary(cases)).toEqual(none);
+      },
+      HEAVY,
+    );
+
+    it(
+      "ends every conversation well before the default turn limit",
+      async () => {
+        const cases: string[] = [];
+        for (const path of specs)
+          for (const row of await rowsOf(path))
+            if (row.episode.ended_by === "turn_limit" || row.episode.turns > DEFAULTS.maxTurns / 2)
+              cases.push(`${path} ${row.task_id}: ${row.episode.turns} turns`);
         expect(summary(cases)).toEqual(none);
       },
       HEAVY,
