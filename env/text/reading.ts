@@ -225,11 +225,18 @@ function firstAction(words: string, actions: RegExp): RegExpExecArray | undefine
       !inBrackets(words, m.index) &&
       // "Let's see if this works" wonders; it asks to see nothing.
       !/^\s+(if|whether)\b/.test(words.slice(m.index + m[0].length)) &&
-      !toldOfBefore(words, m)
+      !toldOfBefore(words, m) &&
+      !NOT_WANTED_BEFORE.test(words.slice(Math.max(0, m.index - 32), m.index))
     )
       return m;
   return undefined;
 }
+
+/**
+ * An action the person says is not to be done ("you don't need to check who I am", "no need to
+ * cancel"): what they want is asked for elsewhere. Not "can't", which tells what they could not do.
+ */
+const NOT_WANTED_BEFORE = /\b(don['’]?t|do not|no need to|never)\s+(\S+\s+){0,2}$/;
 
 /** Someone other than the person, as the subject of what happened before. */
 const OTHER_SUBJECT =

@@ -79,6 +79,21 @@ describe("reading what a request asks for", () => {
       )?.tool.name,
     ).toBe("get_invoice");
   });
+
+  it("takes no action the person says is not needed ('you don't need to check who I am') for the request", async () => {
+    const energy = WorldModel.of(await Agent.load("test/fixtures/specs/utility-energy.json"));
+    expect(
+      intentOf(
+        energy,
+        "You don't need to check who I am, it's my own account. I want to check my bill.",
+      )?.tool.name,
+    ).toBe("get_bill");
+    expect(intentOf(energy, "No need to check my account, just check my bill")?.tool.name).toBe(
+      "get_bill",
+    );
+    // What the person could not do is still what they ask for.
+    expect(intentOf(energy, "I can't check my bill online")?.tool.name).toBe("get_bill");
+  });
 });
 
 describe("what a person asks for, apart from what they say happened", () => {
