@@ -142,10 +142,15 @@ export function readValue(
     return hits.length > 0 ? { value: hits } : null;
   }
   if (Array.isArray(schema.enum)) {
-    // "basic economy" names basic_economy, not economy: the longest value said wins.
-    const hit = (schema.enum as unknown[])
-      .filter((v) => typeof v === "string" && enumWord(v).test(chosen))
-      .sort((a, b) => String(b).length - String(a).length)[0];
+    // "with fuel gas": a value said after the detail's own name is it, whatever else is said
+    // ("my account (electricity)"); else "basic economy" names basic_economy, not economy: the
+    // longest value said wins.
+    const labelled = labelledValue(param, chosen);
+    const hitIn = (text: string) =>
+      (schema.enum as unknown[])
+        .filter((v) => typeof v === "string" && enumWord(v).test(text))
+        .sort((a, b) => String(b).length - String(a).length)[0];
+    const hit = (labelled === null ? undefined : hitIn(labelled)) ?? hitIn(chosen);
     if (hit !== undefined) return { value: hit };
     if (schema.type === "boolean" || schema.enum.every((v) => typeof v === "boolean"))
       return flag(clean, asked);
