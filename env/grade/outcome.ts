@@ -60,15 +60,25 @@ export function outcomeGrade(
   // nothing of theirs to have done or told: the goal is that nothing is.
   const replays = namesOthersRecord(goal, world, start)
     ? [{ answer: NOTHING_DONE, world: world.startOver(start) }]
-    : [goal.arguments, ...(goal.alternatives ?? []), ...ownRecordsNamed(goal, world, messages)].map(
-        (args) =>
+    : [
+        ...[
+          goal.arguments,
+          ...(goal.alternatives ?? []),
+          ...ownRecordsNamed(goal, world, messages),
+        ].map((args) =>
           replay(
             reads && untouched ? world.freshCalls() : world.startOver(start),
             goal.tool,
             args,
             reads,
           ),
-      );
+        ),
+        // A hand-off about a record that is not there (emptied, or missing) may be made, with
+        // what the person said of it, or be told it cannot be found: a colleague has nothing to take over.
+        ...(handsOverNothing(goal, world, start)
+          ? [{ answer: NOTHING_DONE, world: world.startOver(start) }]
+          : []),
+      ];
   const outcomes = replays.map((r) => effects(start, r.world, composed, handedOver));
   const matching = replays.filter((_, i) => outcomes[i] === actual);
   const state: Check = {
@@ -101,6 +111,21 @@ export function outcomeGrade(
         : failed.map((c) => c.detail).join("; "),
     checks,
   };
+}
+
+/** Whether the goal hands the person over about a record, named by its id, that the world began without. */
+function handsOverNothing(goal: Goal, world: World, start: Baseline): boolean {
+  const tool = world.model.tools.get(goal.tool);
+  if (tool?.kind !== "handoff") return false;
+  return tool.refs.some((ref) => {
+    const value = goal.arguments[ref.param];
+    return (
+      ref.by === "id" &&
+      !ref.many &&
+      (typeof value === "string" || typeof value === "number") &&
+      start.records.get(ref.entity)?.has(String(value)) !== true
+    );
+  });
 }
 
 /** The answer of a request that is not to be carried out. */

@@ -289,6 +289,39 @@ describe("Episode", () => {
     expect(instead.reward().checks[0]).toMatchObject({ name: "goal_state", passed: false });
   });
 
+  it("reward: a hand-off about a record the world began without is done by telling the person so, or by making it", async () => {
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const situation = situationOf(saas, {
+      tool: "escalate_to_account_manager",
+      world: "empty_account",
+      stance: "cooperative",
+    });
+    const told = new Episode({ spec: saas, situation });
+    await told.reset();
+    const workspace = String(told.goal.arguments.workspace_id);
+    expect(told.world.store.get("workspace", workspace)).toBeUndefined();
+    await told.step(say("I couldn't find any workspaces on your account."));
+    expect(told.reward().checks[0]).toMatchObject({ name: "goal_state", passed: true });
+    const made = new Episode({ spec: saas, situation });
+    await made.reset();
+    await made.step(
+      call("escalate_to_account_manager", {
+        ...made.goal.arguments,
+        summary: "The admin has a complaint about their workspace.",
+      }),
+    );
+    expect(made.reward().checks[0]).toMatchObject({ name: "goal_state", passed: true });
+    // About a record that is there, telling the person is not the hand-off they asked for.
+    const normal = situationOf(saas, {
+      tool: "escalate_to_account_manager",
+      stance: "cooperative",
+    });
+    const refused = new Episode({ spec: saas, situation: normal });
+    await refused.reset();
+    await refused.step(say("I'm sorry, I can't pass you on."));
+    expect(refused.reward().checks[0]).toMatchObject({ name: "goal_state", passed: false });
+  });
+
   it("reward: a report made on an account of the person's, where they named none, is the report asked; one on another's is not", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const situation = situationOf(energy, {
