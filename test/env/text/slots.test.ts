@@ -207,8 +207,7 @@ describe("reading a detail from what the person said", () => {
   it("reads a choice said after its detail's name over another said of a record ('my account (electricity)')", async () => {
     const energy = WorldModel.of(await Agent.load("test/fixtures/specs/utility-energy.json"));
     const fuel = (said: string) =>
-      readValue(energy, energy.tools.get("report_outage") as ToolModel, "fuel", said, false)
-        ?.value;
+      readValue(energy, energy.tools.get("report_outage") as ToolModel, "fuel", said, false)?.value;
     expect(
       fuel(
         "Can you look into my account (electricity)?\nI want to report my outage, with postcode BS1 5TR, with fuel gas.",
