@@ -7,6 +7,7 @@ import { DETAIL_PARAM } from "./text/slots.ts";
 import { snake } from "./util/names.ts";
 import { errorIn, parsedJson } from "./util/parsed.ts";
 import { answerCheck } from "./world/answer-shape.ts";
+import { spoiled } from "./world/faults.ts";
 import { type ToolModel, WorldModel } from "./world/model.ts";
 import { countsAsCall } from "./world/world.ts";
 
@@ -103,6 +104,8 @@ export class QualityTally {
   readonly #model: WorldModel;
   readonly #confirm = new Map<string, boolean>();
   readonly #answerChecks = new Map<string, ValueCheck>();
+  /** The tools that read: one read again after a spoiled answer is no loop. */
+  readonly #reads = new Set<string>();
   #rows = 0;
   #plain = 0;
   #exercised = 0;
@@ -127,6 +130,7 @@ export class QualityTally {
       this.#confirm.set(tool.tool.name, needsConfirmation(agent, tool));
       const check = answerCheck(tool.tool);
       if (check) this.#answerChecks.set(tool.tool.name, check);
+      if (tool.kind === "read_one" || tool.kind === "read_many") this.#reads.add(tool.tool.name);
     }
   }
 
@@ -236,7 +240,7 @@ export class QualityTally {
       plain,
       exercised,
       reached: row.episode.outcome?.reached === true,
-      loops: loops(row.messages, start),
+      loops: loops(row.messages, start, this.#reads),
       frame: opening?.role === "user" ? frameOf(opening.content) : null,
     };
   }
@@ -419,19 +423,31 @@ function confirmedBefore(messages: readonly ChatMessage[], at: number, start: nu
   return false;
 }
 
-/** Whether a role repeats itself: the same words twice from the person, or the same message or call (not a retry the world asked for) three times from the agent. */
-function loops(messages: readonly ChatMessage[], start: number): boolean {
+/**
+ * Whether a role repeats itself: the same words twice from the person, or the same message or call
+ * three times from the agent, but for a retry the world asked for and a read again of an answer
+ * that came back spoiled (cut off, or partial).
+ */
+function loops(
+  messages: readonly ChatMessage[],
+  start: number,
+  reads: ReadonlySet<string>,
+): boolean {
   const said = new Map<string, number>();
   for (let i = start; i < messages.length; i++) {
     const m = messages[i];
     if (!m || (m.role !== "user" && m.role !== "assistant")) continue;
     const calls = m.role === "assistant" ? (m.tool_calls ?? []) : [];
-    // A call the world said to try again (a timeout, a server error) is retried, not gone round.
+    // A call the world said to try again (a timeout, a server error) is retried, not gone round;
+    // so is a read whose answer could not be read whole.
+    const answers = messages.slice(i + 1, i + 1 + calls.length);
     if (
       calls.length > 0 &&
-      messages
-        .slice(i + 1, i + 1 + calls.length)
-        .some((a) => a.role === "tool" && retryable(a.content))
+      answers.some(
+        (a) =>
+          a.role === "tool" &&
+          (retryable(a.content) || (reads.has(a.name ?? "") && spoiled(a.content))),
+      )
     )
       continue;
     const text =

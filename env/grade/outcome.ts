@@ -4,6 +4,7 @@ import { AGENT_WRITTEN, composedByAgent } from "../text/agent-written.ts";
 import { canonicalJson } from "../util/hash.ts";
 import { snake } from "../util/names.ts";
 import { parsedJson } from "../util/parsed.ts";
+import { spoiled } from "../world/faults.ts";
 import { numberedBy } from "../world/record-numbers.ts";
 import { type Baseline, createWorld, type ToolAnswer, type World } from "../world/world.ts";
 
@@ -295,12 +296,6 @@ function replaceIds(text: string, ids: ReadonlySet<string>, lengths: readonly nu
     kept = i;
   }
   return out + text.slice(kept);
-}
-
-/** Whether an answer does not parse, or came back partial. */
-function spoiled(content: string): boolean {
-  const body = parsedJson(content) as { warnings?: unknown } | null | undefined;
-  return body === undefined || (Array.isArray(body?.warnings) && body.warnings.length > 0);
 }
 
 /** Whether the agent's words carry the facts the read returned (a status, an amount). */

@@ -1,6 +1,7 @@
 import type { ConditionKind, Fault, Situation } from "../../spec/index.ts";
 import { Rng } from "../rng.ts";
 import { keyed } from "../util/lookup.ts";
+import { parsedJson } from "../util/parsed.ts";
 
 /** Faults that answer instead of the tool, before it runs. */
 export const SERVER_FAULTS = new Set<ConditionKind>([
@@ -63,6 +64,12 @@ export function serverFaultAnswer(
         retryable: false,
       };
   }
+}
+
+/** Whether an answer came back spoiled ({@link spoil}): it does not parse, or it is partial. */
+export function spoiled(content: string): boolean {
+  const body = parsedJson(content) as { warnings?: unknown } | null | undefined;
+  return body === undefined || (Array.isArray(body?.warnings) && body.warnings.length > 0);
 }
 
 /**

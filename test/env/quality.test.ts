@@ -73,6 +73,23 @@ describe("the loops figure", () => {
     ]);
     expect(tally.facts(refused).loops).toBe(true);
   });
+
+  it("does not count a read made again after an answer that came back partial or cut off", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const partial =
+      '{"order_id":"W0000001","warnings":["partial result: status could not be loaded"]}';
+    for (const spoiled of [partial, FOUND.slice(0, 20)]) {
+      const row = await rowWith([
+        call("a"),
+        answer("a", spoiled),
+        call("b"),
+        answer("b", FOUND),
+        call("c"),
+        answer("c", FOUND),
+      ]);
+      expect(tally.facts(row).loops, spoiled).toBe(false);
+    }
+  });
 });
 
 describe("the empty-lookups figure", () => {
