@@ -442,32 +442,9 @@ class Subject {
     const target = this.#statusTarget();
     const idOf = (r: WorldRecord, e: EntityModel) => r[e.idField] as string;
     switch (world) {
-      case "normal": {
-        // A usable record, in a state the situation's tool acts in (a pending order for cancel_pending_order).
-        if (!target || target.record.status === undefined) return {};
-        const requires = target.entity === this.entity ? this.#tool.requires : null;
-        // …and not already in the state the tool leaves it in (a line to restore is not active).
-        const after = target.entity === this.entity ? this.#tool.statusAfter : null;
-        const status = target.record.status as string;
-        const final = target.entity.statuses.terminal.includes(status);
-        if (
-          (!final || requires?.statuses.includes(status)) &&
-          meets(requires, status) &&
-          !(after && inState(status, after))
-        )
-          return {};
-        const fitting = target.entity.statuses.usable.filter(
-          (s) => meets(requires, s) && !(after && inState(s, after)),
-        );
-        const wanted = (requires?.statuses ?? []).filter((s) => !(after && inState(s, after)));
-        target.record.status = this.#rng.pick(
-          wanted.length > 0 ? wanted : fitting.length > 0 ? fitting : target.entity.statuses.usable,
-        );
-        heldAsDrawn(target.entity, target.record, this.#rng);
-        datesForState(target.record, idOf(target.record, target.entity));
-        this.#store.changed(target.entity.name, target.record);
+      case "normal":
+        if (target) this.#actable(target);
         return {};
-      }
       case "record_missing":
         return this.#makeMissing();
       case "terminal_state": {
@@ -486,6 +463,7 @@ class Subject {
       }
       case "duplicate_records": {
         if (!target) return { note: "no record to duplicate" };
+        this.#actable(target);
         const twin = this.#twin(target.entity, target.record);
         const ids = [idOf(target.record, target.entity), idOf(twin, target.entity)];
         const listable = this.#listable(target.entity);
@@ -497,6 +475,7 @@ class Subject {
       }
       case "conflicting_records": {
         if (!target) return { note: "no record to contradict" };
+        this.#actable(target);
         const twin = this.#twin(target.entity, target.record);
         const field = this.#contradict(target.entity, target.record, twin);
         this.#claims[field] = twin[field];
@@ -516,6 +495,37 @@ class Subject {
       case "empty_account":
         return this.#empty();
     }
+  }
+
+  /**
+   * Puts the record the request is about in a state the situation's tool acts in (a pending order
+   * for cancel_pending_order), and not already in the state it leaves it in (a line to restore is
+   * not active): in a normal world, and before a duplicate or a contradiction is made of it, so
+   * those worlds ask which record, or whose word, and not also whether it can be done.
+   */
+  #actable(target: { entity: EntityModel; record: WorldRecord }): void {
+    if (target.record.status === undefined) return;
+    const requires = target.entity === this.entity ? this.#tool.requires : null;
+    // …and not already in the state the tool leaves it in (a line to restore is not active).
+    const after = target.entity === this.entity ? this.#tool.statusAfter : null;
+    const status = target.record.status as string;
+    const final = target.entity.statuses.terminal.includes(status);
+    if (
+      (!final || requires?.statuses.includes(status)) &&
+      meets(requires, status) &&
+      !(after && inState(status, after))
+    )
+      return;
+    const fitting = target.entity.statuses.usable.filter(
+      (s) => meets(requires, s) && !(after && inState(s, after)),
+    );
+    const wanted = (requires?.statuses ?? []).filter((s) => !(after && inState(s, after)));
+    target.record.status = this.#rng.pick(
+      wanted.length > 0 ? wanted : fitting.length > 0 ? fitting : target.entity.statuses.usable,
+    );
+    heldAsDrawn(target.entity, target.record, this.#rng);
+    datesForState(target.record, target.record[target.entity.idField] as string);
+    this.#store.changed(target.entity.name, target.record);
   }
 
   /** The details the person holds, for the people who will play them. */

@@ -13,8 +13,8 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "feb7d2df1fe0b9268fe4dc95604dda1ea8ef2451690a32f3ff167ad8b179d770",
-    meta: "ba6df6db209a40def90d065ec345c4b5c88a31bc07fb2f4228f56df8bd1f4363",
+    rows: "fc35a9590e722cd5f4e7898d085dbc52085512121d5cf3a9c42dc247e3216d02",
+    meta: "d4695129bfa7b6a379e384ca765e90bc8b470c14f6b91acf061a220bc8c259fe",
   },
   "personal-finance": {
     rows: "faebef5ac4c61a4999d0943b41c2cac1109739fd1af87a6650916a51fb7268f6",

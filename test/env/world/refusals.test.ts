@@ -399,6 +399,38 @@ describe("the world axis", () => {
       expect(w.call(tool, args).ok).toBe(true);
     }
   });
+
+  it("duplicate and conflicting records: the record asked about (and a duplicate's twin) is in a state the tool acts in", async () => {
+    const store = await Agent.load("test/fixtures/specs/online-store.json");
+    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
+    let checked = 0;
+    for (const [agent, tool] of [
+      [store, "modify_pending_order_items"],
+      [store, "cancel_pending_order"],
+      [telecom, "change_plan"],
+    ] as const)
+      for (const world of ["duplicate_records", "conflicting_records"] as const)
+        for (let seed = 0; seed < 12; seed++) {
+          const w = createWorld({
+            spec: agent,
+            situation: situationOf(agent, { tool, world }, seed),
+          });
+          const requires = w.model.tools.get(tool)?.requires?.statuses ?? [];
+          expect(requires.length, tool).toBeGreaterThan(0);
+          const { entity, id } = w.describe().subject;
+          // A conflict's other record holds what the person believes instead, its status perhaps.
+          const { duplicates = [] } = w.state.shaped as { duplicates?: string[] };
+          for (const record of [id, ...duplicates]) {
+            if (record === null) continue;
+            const status = w.store.get(entity, String(record))?.status;
+            expect(requires, `${tool} ${world} seed ${seed}: ${record} is ${status}`).toContain(
+              status,
+            );
+            checked++;
+          }
+        }
+    expect(checked).toBeGreaterThan(100);
+  });
 });
 
 describe("fuzz", () => {
