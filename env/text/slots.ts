@@ -36,13 +36,14 @@ const COURTESY_AFTER = new RegExp(String.raw`,?\s+(?:and\s+)?(?:${THANKS}|please
 const THANKS_AT_END = new RegExp(String.raw`[,;]?\s*${THANKS}[.!]?$`, "i");
 /**
  * Where a labelled value ends: at the next detail, its sentence's end, a closing thanks or
- * "please" ("… Pebble Company asap please."), the
+ * "please" ("… Pebble Company asap please."), a closing "asap" with no please ("… Garnet Company
+ * asap"), the
  * "for me" that closes a request ("Can you send it, with company name Sable Company for me?"), a
  * hedge after it ("with company name Ember Company I think"), or a clause of the person's own after
  * it ("… Indigo Company and I'd like it actually done this time").
  */
 const VALUE_END = new RegExp(
-  String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}|\s+for me(?=[.!?,]|\s*$)|,?\s+(?:(?:asap|quickly|urgently|right away|now|today)\s+)?please(?=[.!?,]|\s*$)|,?\s+i\s+(?:think|guess|believe|suppose)(?=[.!?,]|\s*$)|,?\s+and\s+(?:i|i'?d|i'?m|i'?ve|i'?ll|please|can you|could you)\b`,
+  String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}|\s+for me(?=[.!?,]|\s*$)|,?\s+(?:(?:asap|quickly|urgently|right away|now|today)\s+)?please(?=[.!?,]|\s*$)|,?\s+(?:asap|urgently|right away|right now|immediately)(?=[.!?,]|\s*$)|,?\s+i\s+(?:think|guess|believe|suppose)(?=[.!?,]|\s*$)|,?\s+and\s+(?:i|i'?d|i'?m|i'?ve|i'?ll|please|can you|could you)\b`,
   "i",
 );
 const PHONE = /(?<![\w+#-])\+?\d[\d\s().-]{6,18}\d(?![\w-])/g;
