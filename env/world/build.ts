@@ -506,7 +506,6 @@ class Subject {
   #actable(target: { entity: EntityModel; record: WorldRecord }): void {
     if (target.record.status === undefined) return;
     const requires = target.entity === this.entity ? this.#tool.requires : null;
-    // …and not already in the state the tool leaves it in (a line to restore is not active).
     const after = target.entity === this.entity ? this.#tool.statusAfter : null;
     const status = target.record.status as string;
     const final = target.entity.statuses.terminal.includes(status);
