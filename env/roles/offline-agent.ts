@@ -233,7 +233,7 @@ class ScriptedSession implements AgentSession {
         this.#confirmed = false;
         this.#refusals = 0;
         this.#pending = null;
-        this.#learnFrom(text, false);
+        this.#learnFrom(text, false, true);
         return null;
       }
       // A dispute of what was reported ("my status says pending") is answered, not acted on; a
@@ -355,17 +355,21 @@ class ScriptedSession implements AgentSession {
     const scores = intentScores(this.#model, text.replace(/\([^)]*\)/g, " "));
     const best = scores[0];
     if (!best || best.tool === this.#intent) return null;
-    const current = scores.find((s) => s.tool === this.#intent)?.score ?? 0;
-    return best.score >= current + margin ? best.tool : null;
+    const current = scores.find((s) => s.tool === this.#intent);
+    const lead = best.score - (current?.score ?? 0);
+    // "Check my invoice from my reservation": the thing acted on is named, the record it is of too.
+    return lead >= margin || (lead > 0 && best.object && !current?.object) ? best.tool : null;
   }
 
   /**
    * Every value a message gives for the arguments of the tools the agent may call next. A value
-   * already known stays, unless the person corrects it ("No, that isn't mine, it's …"): an id of
-   * one shape may be another record's (a flight number read as a booking code).
+   * already known stays, unless the person corrects it ("No, that isn't mine, it's …") or makes a
+   * new request naming its record (`anew`): an id of one shape may be another record's (a flight
+   * number read as a booking code).
    */
-  #learnFrom(text: string, asked: boolean): void {
+  #learnFrom(text: string, asked: boolean, anew = false): void {
     const correcting =
+      anew ||
       /\b(isn'?t (mine|right|it)|not mine|wrong|mixed (it )?up|actually|sorry,? it'?s)\b/i.test(
         text,
       );

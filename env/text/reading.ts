@@ -124,6 +124,8 @@ export function intentScores(model: WorldModel, text: string): readonly IntentSc
 export interface IntentScore {
   tool: ToolModel;
   score: number;
+  /** The words right after the message's action name it ("check my invoice"). */
+  object: boolean;
 }
 
 /** A possessive, which makes what follows it a thing someone holds ("my quote"). */
@@ -200,9 +202,7 @@ function scoreIntents(model: WorldModel, text: string): IntentScore[] {
   }
   // Highest first; of two as high, the one the action's object names ("check my invoice … from my
   // workspace" is about the invoice); other ties keep the spec's order.
-  return scores
-    .sort((a, b) => b.score - a.score || Number(b.object) - Number(a.object))
-    .map(({ tool, score }) => ({ tool, score }));
+  return scores.sort((a, b) => b.score - a.score || Number(b.object) - Number(a.object));
 }
 
 /** How many of the patterns the text matches. */

@@ -1349,6 +1349,24 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(which).toContain("ACC 9434 7110 (A*** I****, active, electricity)");
   });
 
+  it("takes a new request after a report, the record it names with it ('my invoice from my reservation X')", async () => {
+    const hotel = await Agent.load("test/fixtures/specs/hotel.json");
+    const reservation = (id: string) =>
+      `{"reservation_id":"${id}","guest_id":"gst_29724","property_id":"PRO-871185","room_type":"junior_suite","rate_plan":"flexible","check_in":"2026-06-16","check_out":"2026-06-21","status":"confirmed","total":1403.4,"currency":"USD"}`;
+    const { calls } = await scripted(hotel, "i'd like to check my reservation HLD-DV1ER0.", {
+      tools: {
+        find_guest_by_email: '{"guest_id":"gst_29724","first_name":"Umar","last_name":"Novak"}',
+        get_reservation: (args) => reservation(String(args.reservation_id)),
+      },
+      replies: [
+        [/email/, "it's umar.novak@posteo.net."],
+        [/anything else/i, "i need to check my invoice from my reservation HLD-ZNUHXK."],
+      ],
+      until: (name) => name === "get_invoice",
+    });
+    expect(calls.at(-1)).toEqual({ name: "get_invoice", args: { reservation_id: "HLD-ZNUHXK" } });
+  });
+
   it("takes a word of the request ('move' of a move-out) for no part of a record's code ('pending_move_in')", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const { asked, calls } = await scripted(energy, "I want to register a new move out.", {
