@@ -9,6 +9,7 @@ import { Rng } from "../rng.ts";
 import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
+import { DAY, isoDay } from "./dates.ts";
 import { heldAsDrawn, totalOwed } from "./draws.ts";
 import { type Identity, identityKey, PLACE_DETAILS } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
@@ -854,19 +855,14 @@ class Subject {
     }
     if (!r || this.entity.isPerson) return `their ${this.#model.person.name} account`;
     const shown = this.#store.view(this.entity.name, r, null);
-    const label = ["name", "description", "type", "items"]
-      .map((f) => shown[f])
-      .find((v) => v !== undefined);
+    const labelField = ["name", "description", "type", "items"].find((f) => shown[f] !== undefined);
+    const label = labelField === undefined ? undefined : shown[labelField];
     const text = Array.isArray(label) ? (label[0] as WorldRecord | undefined)?.name : label;
     // The day it is of (an invoice's date, an appointment's) before the day it was filed.
-    const when = ["date", "created_at"].map((f) => shown[f]).find((v) => typeof v === "string") as
-      | string
-      | undefined;
+    const whenField = ["date", "created_at"].find((f) => typeof shown[f] === "string");
+    const when = whenField === undefined ? undefined : String(shown[whenField]);
     // Only a person who cannot quote the id tells the record by what it is.
-    const telling =
-      this.#heldSubjectId() === null
-        ? this.#telling(r, text === undefined ? null : String(text))
-        : null;
+    const telling = this.#heldSubjectId() === null ? this.#telling(r, labelField, whenField) : null;
     const words = [text, telling].filter((w) => w !== undefined && w !== null).map(String);
     return [
       `their ${this.entity.name}`,
@@ -885,14 +881,28 @@ class Subject {
    * made theirs alone: the others of that kind are drawn another, as a person who cannot quote an
    * id still knows their record from their others. Null when nothing else is theirs.
    */
-  #telling(r: WorldRecord, label: string | null): string | null {
+  #telling(r: WorldRecord, labelField?: string, whenField?: string): string | null {
     const { idField } = this.entity;
+    // What the list the agent reads shows tells the record from the others it sets apart: its
+    // name where the list shows names, its day where it shows days ("Meadow invoice" is no help
+    // in a list of numbers, dates and statuses, where another invoice shares its day).
+    const listers = [...this.#model.tools.values()].filter(
+      (t) => t.kind === "read_many" && t.entity === this.entity.name,
+    );
+    const shown = (field: string | undefined): field is string =>
+      field !== undefined &&
+      (listers.length === 0 || listers.some((t) => t.view === null || t.view.includes(field)));
+    const day = (v: unknown) => String(v).slice(0, 10);
     const others = this.#store
       .ownedBy(this.entity.name, this.#personId)
-      .filter((o) => o !== r && !alike(o, r, idField));
+      .filter(
+        (o) =>
+          o !== r &&
+          !alike(o, r, idField) &&
+          !(shown(labelField) && JSON.stringify(o[labelField]) !== JSON.stringify(r[labelField])) &&
+          !(shown(whenField) && day(o[whenField]) !== day(r[whenField])),
+      );
     if (others.length === 0) return null;
-    if (label !== null && others.every((o) => o.name !== label && o.description !== label))
-      return null;
     const choices = [
       ...(this.entity.statuses.usable.length > 0 ? ["status"] : []),
       ...[...this.entity.fields]
@@ -918,6 +928,18 @@ class Subject {
         const pair = [told[i], told[j]] as (typeof told)[number][];
         if (sharing(pair) === 0) return pair.map((k) => k.words).join(", ");
       }
+    // Where the list shows days and no kind tells the record from another of its day (a date
+    // shared by chance), that other one is of another day.
+    if (shown(whenField)) {
+      const rng = this.#rng.fork("another day");
+      for (const o of others) {
+        const value = String(o[whenField]);
+        const moved = isoDay(Date.parse(value.slice(0, 10)) - (1 + rng.int(27)) * DAY);
+        o[whenField] = `${moved}${value.slice(10)}`;
+        this.#store.changed(this.entity.name, o);
+      }
+      return null;
+    }
     const apart = this.#setApart(r, others, best?.kind.field);
     return apart ?? best?.kind.words ?? null;
   }

@@ -359,3 +359,33 @@ describe("dates are plausible", () => {
     for (const pair of PAIRS) expect(seen, pair.join("/")).toContain(pair.join("/"));
   });
 });
+
+describe("a person with no id for their record describes it by what the agent's list shows", () => {
+  it("tells two alike invoices from another of their day by a status, or that one is of another day", async () => {
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    let sameDay = 0;
+    for (let seed = 0; seed < 400; seed++) {
+      const w = createWorld({
+        spec: saas,
+        situation: situationOf(saas, { tool: "get_invoice", world: "duplicate_records" }, seed),
+      });
+      const { duplicates } = w.state.shaped as { duplicates: string[] };
+      const twin = w.store.get("invoice", duplicates[0] as string) as WorldRecord;
+      // list_invoices shows numbers, days and statuses, not names: another of the day is told by its status.
+      const others = [...w.store.all("invoice")].filter(
+        (i) =>
+          !duplicates.includes(String(i.invoice_number)) &&
+          i.workspace_id === twin.workspace_id &&
+          i.date === twin.date,
+      );
+      for (const other of others) {
+        expect(other.status, `seed ${seed}`).not.toBe(twin.status);
+        expect(w.person.about, `seed ${seed}`).toContain(
+          `, ${String(twin.status).replace(/_/g, " ")})`,
+        );
+        sameDay++;
+      }
+    }
+    expect(sameDay).toBeGreaterThan(2);
+  });
+});
