@@ -272,8 +272,14 @@ class ScriptedSession implements AgentSession {
           }
         }
         this.#learnFrom(text, false);
-        // "…isn't mine. It's ACC-2": the other value answers for the detail just turned down.
         const intent = this.#intent;
+        // "No, the plan should be business": a choice named with its detail is put right.
+        for (const [param, schema] of Object.entries(intent ? propertiesOf(intent) : {})) {
+          if (!intent || !Array.isArray(schema?.enum) || !namesDetail(text, param)) continue;
+          const read = readValue(this.#model, intent, param, text, true);
+          if (read && fits(schema, read.value)) this.#args.set(param, read.value);
+        }
+        // "…isn't mine. It's ACC-2": the other value answers for the detail just turned down.
         for (const param of dropped) {
           if (!intent || this.#args.has(param)) continue;
           const read = readValue(this.#model, intent, param, text, true);
@@ -1926,6 +1932,13 @@ function objectWords(tool: ToolModel): string {
 function saidWords(conversation: readonly ChatMessage[]): Set<string> {
   return new Set(
     conversation.filter((m) => m.role === "user").flatMap((m) => tellingWords(m.content)),
+  );
+}
+
+/** Whether a message names a detail by its spoken name ("the plan should be…"). */
+function namesDetail(text: string, param: string): boolean {
+  return new RegExp(`\\b${regexLiteral(spokenName(param).toLowerCase())}\\b`).test(
+    text.toLowerCase(),
   );
 }
 

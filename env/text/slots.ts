@@ -135,7 +135,8 @@ export function readValue(
     return email ? { value: email } : null;
   }
   const listed = schema.type === "array" ? schema.items?.enum : undefined;
-  const chosen = clean.replace(IDIOMS, " ");
+  // What a record of theirs is ("my workspace (Meadow workspace, free)") is no choice for a change.
+  const chosen = clean.replace(IDIOMS, " ").replace(/\([^()]*\)/g, " ");
   if (Array.isArray(listed)) {
     const said = listed.filter((v) => typeof v === "string" && enumWord(v).test(chosen));
     // A value inside a longer one said ("economy" in "basic economy") was not said on its own.

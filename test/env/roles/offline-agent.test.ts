@@ -1367,6 +1367,31 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(calls.at(-1)).toEqual({ name: "get_invoice", args: { reservation_id: "HLD-ZNUHXK" } });
   });
 
+  it("puts right a choice the person corrects at the read-back ('No, the plan should be business')", async () => {
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const { calls, unanswered } = await scripted(
+      saas,
+      "I'd like to change my billing plan for my workspace ws_ghaSR5fx, with user id usr_58HZX5K8, with plan free, with billing cycle monthly, with seats 12.",
+      {
+        tools: {
+          send_verification_code: '{"sent":true}',
+          check_verification_code: '{"verified":true,"matched":["code"],"did_not_match":[]}',
+          get_workspace:
+            '{"workspace_id":"ws_ghaSR5fx","name":"Meadow workspace","plan":"free","status":"active"}',
+        },
+        replies: [
+          [/code/, "It's 074935."],
+          [/user ID/, "It's usr_58HZX5K8."],
+          [/plan free.*(go ahead|proceed)/, "No, the plan should be business!"],
+          [/plan business.*(go ahead|proceed)/, "Yes, go ahead."],
+        ],
+        until: (name) => name === "update_billing_plan",
+      },
+    );
+    expect(calls.at(-1)?.name, unanswered).toBe("update_billing_plan");
+    expect(calls.at(-1)?.args).toMatchObject({ plan: "business", seats: 12 });
+  });
+
   it("takes a word of the request ('move' of a move-out) for no part of a record's code ('pending_move_in')", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const { asked, calls } = await scripted(energy, "I want to register a new move out.", {

@@ -216,6 +216,13 @@ describe("reading a detail from what the person said", () => {
       ),
     ).toBe("gas");
     expect(fuel("There's no power, my electricity is out")).toBe("electricity");
+    // What a record of theirs is, in brackets, is no choice for the change.
+    const saas = WorldModel.of(await Agent.load("test/fixtures/specs/saas-admin.json"));
+    const plan = (said: string) =>
+      readValue(saas, saas.tools.get("update_billing_plan") as ToolModel, "plan", said, false)
+        ?.value;
+    expect(plan("It's my workspace (Meadow workspace, free) from 2026-06-09")).toBeUndefined();
+    expect(plan("It's my workspace (Meadow workspace, free), plan business")).toBe("business");
   });
 
   it("reads a labelled address whole, commas and all, from details set off by semicolons", () => {
