@@ -445,13 +445,15 @@ export class OfflineUser {
       return { content: `No, ${keep(stranger)} isn't mine. It's ${keep(right)}.` };
     }
     // A choice read back as another ("reason lost" when they want it suspended for a while) is
-    // put right, once: the person knows what they chose.
+    // put right: the person knows what they chose, and read back wrong again, they say no to it.
     const said = text.toLowerCase();
     for (const [param, value] of this.#choices) {
       const label = spokenWords(snake(param)).toLowerCase();
       const forms = [value, value.replace(/_/g, " ")].map((v) => v.toLowerCase());
-      if (this.#putRight.has(param) || !said.includes(`${label} `)) continue;
+      if (!said.includes(`${label} `)) continue;
       if (forms.some((form) => said.includes(form))) continue;
+      if (this.#putRight.has(param))
+        return { content: "No, that's still not what I asked for. Please leave it." };
       this.#putRight.add(param);
       return {
         content: `No, the ${keep(spokenWords(param))} should be ${keep(value.replace(/_/g, " "))}.`,

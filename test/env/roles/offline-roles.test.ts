@@ -359,7 +359,7 @@ describe("the offline person", () => {
     );
   });
 
-  it("puts right a choice read back as another, once ('reason lost' when they chose temporary)", async () => {
+  it("puts right a choice read back as another ('reason lost' when they chose temporary), and says no to it read back wrong again", async () => {
     const telecom = await agentOf("test/fixtures/specs/telecom.json");
     const suspend = personOf(telecom, { tool: "suspend_line", stance: "cooperative" });
     const line = String(suspend.persona.goal.arguments.line_id);
@@ -373,6 +373,16 @@ describe("the offline person", () => {
     expect(answer.content).toMatch(new RegExp(`^no, the reason should be ${reason}`, "i"));
     seen.push({ role: "user", content: answer.content }, say(readBack(reason)));
     expect((await person.reply(seen)).content).toMatch(/^yes/i);
+    // An agent that reads the wrong choice back again is told no, not yes.
+    const stubborn = offlineUser.start(suspend);
+    const again = conversation(readBack(other));
+    again.push(
+      { role: "user", content: (await stubborn.reply(again)).content },
+      say(readBack(other)),
+    );
+    const second = (await stubborn.reply(again)).content;
+    expect(second).toMatch(/^no\b/i);
+    expect(givesGoAhead(second)).toBe(false);
   });
 
   it("who was vague says what they came for before giving up", async () => {
