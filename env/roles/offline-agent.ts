@@ -167,6 +167,8 @@ class ScriptedSession implements AgentSession {
   #rechecks = 0;
   /** Times the person asked again for what was already reported. */
   #restatements = 0;
+  /** A write whose answer could not be read may have gone through: it is checked, never made again. */
+  #unsureWrite = false;
   /** The last answer a tool gave, and what the agent last reported of it. */
   #lastBody: Record<string, unknown> | null = null;
   #lastReport = "";
@@ -404,6 +406,8 @@ class ScriptedSession implements AgentSession {
     if (this.#pending?.kind === "reported") {
       const last = conversation.at(-1);
       if (last?.role === "user" && DOUBT.test(last.content)) return this.#recheck();
+      if (last?.role === "user" && TRY_AGAIN.test(last.content) && this.#unsureWrite)
+        return this.#notTwice();
       // "Try again" after a refusal the world will repeat (a closed ticket) is answered, not retried.
       if (
         last?.role === "user" &&
@@ -826,10 +830,12 @@ class ScriptedSession implements AgentSession {
     }
     if (error) return this.#notFoundAsk(tool, body, error) ?? this.#refused(body, error);
     this.#pending = { kind: "reported" };
-    if (body === null)
+    if (body === null) {
+      if (!reads) this.#unsureWrite = true;
       return this.#say(
         `I'm sorry, the system sent back an answer I can't read, so I can't tell you yet whether that ${reads ? "lookup" : "request"} worked. Please check again shortly. Is there anything else I can help you with?`,
       );
+    }
     if (tool.kind === "handoff")
       return this.#say(
         "I've passed your conversation to a colleague, who will pick it up from here.",
@@ -1317,6 +1323,18 @@ class ScriptedSession implements AgentSession {
     return this.#say(
       `I can only tell you what the system answered: ${this.#lastReport || "nothing more than I said"}. Is there anything else I can help you with?`,
       `The system's answer is all I have to go on: ${this.#lastReport || "as I said"}. Anything else I can do for you?`,
+    );
+  }
+
+  /** Asked to try again a write whose answer could not be read: read it back where a read can, never make it twice. */
+  #notTwice(): AgentTurn {
+    const tool = this.#intent as ToolModel;
+    const reader = this.#reader(tool);
+    if (reader && reader !== tool && this.#missing(reader).length === 0 && this.#rechecks++ < 1)
+      return this.#call(reader, "goal");
+    this.#pending = { kind: "reported" };
+    return this.#say(
+      "I'd rather not send it again: the system took the request, but its answer didn't come back readable, so it may well have gone through, and sending it again could do it twice. Is there anything else I can help you with?",
     );
   }
 

@@ -17,8 +17,8 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "d4695129bfa7b6a379e384ca765e90bc8b470c14f6b91acf061a220bc8c259fe",
   },
   "personal-finance": {
-    rows: "faebef5ac4c61a4999d0943b41c2cac1109739fd1af87a6650916a51fb7268f6",
-    meta: "62639bb0a7cc04f510459a61d509f4daf31ba73d851cd0b8bdcb45e962af8a29",
+    rows: "f0ca6dce2a1911e94a37e68888b1267779d52ff7e41f54be65681a8a17555e1c",
+    meta: "ea75f28ca83c16ac2336270c762953ef1cb5c4676632132cdee9b7a6a9161fe7",
   },
   "retail-orders": {
     rows: "3790e70e3d1acaea69dbf41e26a34f2b382bb54363f5c471afeab4fbdfd9b504",

@@ -1392,6 +1392,29 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(calls.at(-1)?.args).toMatchObject({ plan: "business", seats: 12 });
   });
 
+  it("never makes a write again whose answer came back unreadable: asked to try again, it says it may have gone through", async () => {
+    const pharmacy = await Agent.load("test/fixtures/specs/pharmacy.json");
+    const { calls, asked } = await scripted(
+      pharmacy,
+      "I'd like to refill my prescriptions for the store S6041 for my address addr_7171, with patient id pt_26530, with rx numbers RX-7629688 and RX-3962918, with fulfillment same day delivery.",
+      {
+        tools: {
+          find_patient_by_phone:
+            '{"patients":[{"patient_id":"pt_26530","name":"Tamsin Hoffmann","phone":"+1 (367) 555-9494"}]}',
+          refill_prescriptions: '{"prescription_id":"PRE-933805","patient_id":"pt_26',
+        },
+        replies: [
+          [/phone/, "It's +1 (367) 555-9494."],
+          [/go ahead|proceed/, "Yes, do it."],
+          [/can't read/, "That's not good enough. Try again!"],
+        ],
+        steps: 10,
+      },
+    );
+    expect(calls.filter((c) => c.name === "refill_prescriptions")).toHaveLength(1);
+    expect(asked.at(-1)).toMatch(/may well have gone through/);
+  });
+
   it("takes a word of the request ('move' of a move-out) for no part of a record's code ('pending_move_in')", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const { asked, calls } = await scripted(energy, "I want to register a new move out.", {
