@@ -485,8 +485,14 @@ class ScriptedSession implements AgentSession {
     // Who the person is, first, when the policy asks it or the request needs their id.
     const lookup = this.#lookupNeeded(tool);
     if (lookup) return lookup;
-    // …though someone new (registering a move in) has nothing to be found by.
-    if (this.#identified === "no" && this.#agent.policy.identity.required && !registers(tool)) {
+    // …though someone new (registering a move in) has nothing to be found by, and what is for
+    // anyone is listed for someone not found.
+    if (
+      this.#identified === "no" &&
+      this.#agent.policy.identity.required &&
+      !registers(tool) &&
+      !this.#forAnyone(tool)
+    ) {
       this.#pending = { kind: "reported" };
       return this.#say(
         "I'm sorry, I can't go ahead without finding your account first. Is there anything else I can help with?",
@@ -592,6 +598,15 @@ class ScriptedSession implements AgentSession {
     return this.#call(tool, "goal");
   }
 
+  /** What is for anyone (the plans on sale, the stores near them): it needs nobody found first. */
+  #forAnyone(tool: ToolModel): boolean {
+    return (
+      (tool.kind === "read_one" || tool.kind === "read_many") &&
+      this.#model.entities.get(tool.entity)?.catalog === true &&
+      lookupParams(tool).every((p) => !tool.idEntities.has(p))
+    );
+  }
+
   /** The lookup to make before anything else, or the question that makes it possible; null when none is needed. */
   #lookupNeeded(tool: ToolModel): AgentTurn | null {
     if (registers(tool)) return null;
@@ -604,12 +619,7 @@ class ScriptedSession implements AgentSession {
       (tool.kind === "read_one" || tool.kind === "read_many") &&
       tool.entity === this.#model.person.name &&
       lookupParams(tool).every((p) => !tool.idEntities.has(p));
-    // What is for anyone (the plans on sale, the stores near them) needs nobody found first.
-    const forAnyone =
-      (tool.kind === "read_one" || tool.kind === "read_many") &&
-      this.#model.entities.get(tool.entity)?.catalog === true &&
-      lookupParams(tool).every((p) => !tool.idEntities.has(p));
-    if (lookups.includes(tool) || findsPerson || forAnyone) return null;
+    if (lookups.includes(tool) || findsPerson || this.#forAnyone(tool)) return null;
     if (lookups.length === 0) {
       this.#identified = "yes";
       return this.#verification(tool);

@@ -1415,6 +1415,22 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(asked.at(-1)).toMatch(/may well have gone through/);
   });
 
+  it("lists what is for anyone (the tariffs at a postcode) for a person it could not find", async () => {
+    const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
+    const { calls, unanswered } = await scripted(energy, "I'd like to check my bill.", {
+      tools: { find_account_by_address: '{"matches":[]}' },
+      replies: [
+        [/address/, "Here you go: zip code BS1 5TR, street 6 Elm Avenue."],
+        [/find/, "Sorry. I want to see the tariffs, with postcode BS1 5TR, with fuel electricity."],
+      ],
+      until: (name) => name === "list_tariffs",
+    });
+    expect(calls.at(-1), unanswered).toEqual({
+      name: "list_tariffs",
+      args: { postcode: "BS1 5TR", fuel: "electricity" },
+    });
+  });
+
   it("takes a word of the request ('move' of a move-out) for no part of a record's code ('pending_move_in')", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
     const { asked, calls } = await scripted(energy, "I want to register a new move out.", {
