@@ -1323,6 +1323,17 @@ class ScriptedSession implements AgentSession {
    * can read it; else the agent repeats what the system answered, claiming nothing new.
    */
   #recheck(): AgentTurn {
+    return (
+      this.#readAgain() ??
+      this.#say(
+        `I can only tell you what the system answered: ${this.#lastReport || "nothing more than I said"}. Is there anything else I can help you with?`,
+        `The system's answer is all I have to go on: ${this.#lastReport || "as I said"}. Anything else I can do for you?`,
+      )
+    );
+  }
+
+  /** The request read again, once: a read itself, a write by the tool that reads its record; null when neither can be. */
+  #readAgain(): AgentTurn | null {
     const tool = this.#intent as ToolModel;
     const reads = tool.kind === "read_one" || tool.kind === "read_many";
     if (reads && this.#missing(tool).length === 0 && this.#rechecks++ < 1)
@@ -1330,18 +1341,13 @@ class ScriptedSession implements AgentSession {
     const reader = this.#reader(tool);
     if (reader && reader !== tool && this.#missing(reader).length === 0 && this.#rechecks++ < 1)
       return this.#call(reader, "goal");
-    return this.#say(
-      `I can only tell you what the system answered: ${this.#lastReport || "nothing more than I said"}. Is there anything else I can help you with?`,
-      `The system's answer is all I have to go on: ${this.#lastReport || "as I said"}. Anything else I can do for you?`,
-    );
+    return null;
   }
 
   /** Asked to try again a write whose answer could not be read: read it back where a read can, never make it twice. */
   #notTwice(): AgentTurn {
-    const tool = this.#intent as ToolModel;
-    const reader = this.#reader(tool);
-    if (reader && reader !== tool && this.#missing(reader).length === 0 && this.#rechecks++ < 1)
-      return this.#call(reader, "goal");
+    const read = this.#readAgain();
+    if (read) return read;
     this.#pending = { kind: "reported" };
     return this.#say(
       "I'd rather not send it again: the system took the request, but its answer didn't come back readable, so it may well have gone through, and sending it again could do it twice. Is there anything else I can help you with?",
