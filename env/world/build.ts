@@ -62,6 +62,8 @@ const OWNING =
 const ROLE = /(^|_)(role|access_level|permission_level)$/;
 /** Records of a catalog (products, plans, flights): fewest, and how many more at most. */
 const CATALOG_SIZE = { least: 8, more: 5 };
+/** Draws of another name for a catalog record whose name another has, before it keeps one that is taken. */
+const NAME_DRAWS = 12;
 
 /**
  * Generates the records of a situation's world and shapes them by its `world` axis value: the
@@ -260,6 +262,7 @@ class RecordMaker {
       if (field === childField || field in record || entity.ownedLists.has(field)) continue;
       record[field] = valueFor(field, schema, ctx);
     }
+    if (entity.catalog) this.#namedApart(entity, record, ctx);
     for (const field of entity.balanceFields) record[field] = money(this.rng, 250, 6000);
     if (entity.balanceFields.length > 1) {
       const [first, ...rest] = entity.balanceFields as [string, ...string[]];
@@ -307,6 +310,31 @@ class RecordMaker {
       if (held.has(key)) record[field] = held.get(key);
       else held.set(key, record[field]);
     }
+  }
+
+  /** The names each catalog's records have so far. */
+  readonly #catalogNames = new Map<string, Set<string>>();
+
+  /**
+   * A catalog record is called what no other record of its catalog is, while its names last: a
+   * person who asks for "the Tundra property" means one, and a list that shows two of that name
+   * by chance leaves them guessing.
+   */
+  #namedApart(entity: EntityModel, record: WorldRecord, ctx: ValueContext): void {
+    if (typeof record.name !== "string") return;
+    const schema = entity.fields.get("name");
+    let names = this.#catalogNames.get(entity.name);
+    if (!names) {
+      names = new Set();
+      this.#catalogNames.set(entity.name, names);
+    }
+    let name = record.name;
+    for (let tries = 0; names.has(name) && tries < NAME_DRAWS; tries++) {
+      const drawn = valueFor("name", schema, ctx);
+      if (typeof drawn === "string") name = drawn;
+    }
+    record.name = name;
+    names.add(name);
   }
 
   readonly #linkFields = new Map<string, [string, ((id: string) => boolean) | null][]>();
@@ -858,14 +886,19 @@ class Subject {
     const labelField = ["name", "description", "type", "items"].find((f) => shown[f] !== undefined);
     const label = labelField === undefined ? undefined : shown[labelField];
     const text = Array.isArray(label) ? (label[0] as WorldRecord | undefined)?.name : label;
-    // The day it is of (an invoice's date, an appointment's) before the day it was filed.
-    const whenField = ["date", "created_at"].find((f) => typeof shown[f] === "string");
+    // The day it is of (an invoice's date, an appointment's) before the day it was filed. A
+    // catalog's record (a property, a therapist) is nobody's: the day it was filed is no day the
+    // person knows it by, though a flight's own date is.
+    const owned = !this.entity.catalog;
+    const whenField = (owned ? ["date", "created_at"] : ["date"]).find(
+      (f) => typeof shown[f] === "string",
+    );
     const when = whenField === undefined ? undefined : String(shown[whenField]);
     // Only a person who cannot quote the id tells the record by what it is.
     const telling = this.#heldSubjectId() === null ? this.#telling(r, labelField, whenField) : null;
     const words = [text, telling].filter((w) => w !== undefined && w !== null).map(String);
     return [
-      `their ${this.entity.name}`,
+      `${owned ? "their" : "the"} ${this.entity.name}`,
       words.length > 0 ? `(${words.join(", ")})` : "",
       when ? `from ${when.slice(0, 10)}` : "",
     ]
