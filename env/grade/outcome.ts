@@ -2,7 +2,7 @@ import type { ChatMessage, Check, CheckedGrade, Goal, Situation } from "../../sp
 import type { Agent } from "../agent.ts";
 import { AGENT_WRITTEN, composedByAgent } from "../text/agent-written.ts";
 import { canonicalJson } from "../util/hash.ts";
-import { snake } from "../util/names.ts";
+import { saysValue, snake } from "../util/names.ts";
 import { parsedJson } from "../util/parsed.ts";
 import { spoiled } from "../world/faults.ts";
 import { numberedBy } from "../world/record-numbers.ts";
@@ -306,7 +306,8 @@ function toldFacts(content: string, messages: readonly ChatMessage[]): Check {
     .join(" ")
     .toLowerCase();
   const facts = factsOf(parsedJson(content) as Record<string, unknown>);
-  const missing = facts.filter((f) => !said.includes(f.toLowerCase()));
+  // A code said in words ("waiting on insurance") is said: a person is told it so.
+  const missing = facts.filter((f) => !saysValue(said, f));
   return {
     name: "told_facts",
     passed: missing.length === 0,

@@ -9,6 +9,7 @@ import { failedAnswer } from "../grade/conduct.ts";
 import { toolWords } from "../policy/words.ts";
 import { Rng } from "../rng.ts";
 import { agentWrites, isFreeText } from "../text/agent-written.ts";
+import { IdentifierReader } from "../text/identifiers.ts";
 import { givesGoAhead } from "../text/phrases.ts";
 import { intentOf, intentScores, needsConfirmation, untypo, wantsHuman } from "../text/reading.ts";
 import { fits, readValue, spokenName } from "../text/slots.ts";
@@ -17,7 +18,7 @@ import { swapTypos } from "../text/typos.ts";
 import { nameWords, verbOf } from "../tools.ts";
 import { fnv1a } from "../util/hash.ts";
 import { keyed, lookup } from "../util/lookup.ts";
-import { snake, spokenWords } from "../util/names.ts";
+import { codeInWords, snake, spokenWords } from "../util/names.ts";
 import { errorIn, parsedJson } from "../util/parsed.ts";
 import { regexLiteral, replaceStandalone } from "../util/regex.ts";
 import { identityKey, PERSONAL_DETAILS, PLACE_DETAILS } from "../world/identity.ts";
@@ -29,6 +30,7 @@ import {
   WorldModel,
 } from "../world/model.ts";
 import { meets } from "../world/statuses.ts";
+import type { SchemaFragment } from "../world/values.ts";
 import { DELETE_VERBS } from "../world/vocabulary.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
 
@@ -180,12 +182,21 @@ class ScriptedSession implements AgentSession {
   #lastError: string | null = null;
   /** Read-backs the person answered with a no. */
   #refusals = 0;
+  /** A value as said to the person: a code in words, an id of the spec's as written. */
+  readonly #sayCode: SayCode;
 
   constructor(agent: Agent, seed: number, slipRate: number) {
     this.#agent = agent;
     this.#model = WorldModel.of(agent);
     this.#rng = new Rng(seed, "offline-agent");
     this.#slipRate = slipRate;
+    const ids = IdentifierReader.of(agent);
+    this.#sayCode = (value) => (ids.read(value).includes(value) ? value : codeInWords(value));
+  }
+
+  /** A tool's message passed on to the person, its codes in words ("appointment APT-1 is no show"). */
+  #relayed(message: string): string {
+    return message.replace(/(?<![\w@.-])[a-z]+(?:_[a-z]+)+(?![\w@-])/g, this.#sayCode);
   }
 
   async respond(conversation: readonly ChatMessage[]): Promise<AgentTurn> {
@@ -852,7 +863,7 @@ class ScriptedSession implements AgentSession {
       );
     if (unreadable)
       return this.#say(
-        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body, collection)}. Is there anything else I can help you with?`,
+        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body, collection, this.#sayCode)}. Is there anything else I can help you with?`,
       );
     if (call?.purpose === "goal" && tool === this.#intent) {
       this.#completed = true;
@@ -873,7 +884,7 @@ class ScriptedSession implements AgentSession {
       : this.#setFields(tool);
     // A list read to check a write is told by the record written, not by its count.
     const checked = checksWrite && tool.kind === "read_many" ? this.#writtenAmong(body) : null;
-    const told = summary(checked ?? body, collection, written);
+    const told = summary(checked ?? body, collection, this.#sayCode, written);
     const subject = checked ? spokenWords(tool.entity) : reads ? readSubject(tool) : null;
     const intro = reads
       ? `Here's what I found${subject ? ` on the ${subject}` : ""}`
@@ -1006,9 +1017,9 @@ class ScriptedSession implements AgentSession {
       return this.#say(
         "I'm sorry, I don't have permission to do that from here. Is there anything else I can help you with?",
       );
-    this.#lastReport = `the system answered: ${String(body?.message ?? error)}`;
+    this.#lastReport = `the system answered: ${this.#relayed(String(body?.message ?? error))}`;
     return this.#say(
-      `I'm sorry, I couldn't do that: ${String(body?.message ?? error)}. Is there anything else I can help you with?`,
+      `I'm sorry, I couldn't do that: ${this.#relayed(String(body?.message ?? error))}. Is there anything else I can help you with?`,
     );
   }
 
@@ -1250,7 +1261,7 @@ class ScriptedSession implements AgentSession {
     }
     const ids = candidates.map((r) => String(r[entity.idField]));
     this.#pending = { kind: "choose", param, ids };
-    const listed = labelsOf(candidates, entity).map(
+    const listed = labelsOf(candidates, entity, this.#sayCode).map(
       (label, i) =>
         `${String((candidates[i] as Record<string, unknown>)[entity.idField])} (${label})`,
     );
@@ -1267,7 +1278,9 @@ class ScriptedSession implements AgentSession {
       ? Object.keys(body).find((k) => lower.includes(spokenWords(k).toLowerCase()))
       : undefined;
     const shown =
-      field && body ? `${spokenWords(field)} ${spoken(body[field])}` : "what I told you";
+      field && body
+        ? `${spokenWords(field)} ${spokenAnswer(body[field], field, this.#sayCode)}`
+        : "what I told you";
     return this.#say(
       `I understand that's not what you have. What our system shows is ${shown}; I can only go by that here. Is there anything else I can help with?`,
       `I can see why that's confusing. The record I have shows ${shown}, and I can't change what it says from here. Anything else I can do?`,
@@ -1927,7 +1940,10 @@ class ScriptedSession implements AgentSession {
     const properties = propertiesOf(tool);
     const args = [...this.#args]
       .filter(([p]) => p in properties)
-      .map(([p, v]) => `${spokenName(p)} ${spoken(v)}`);
+      .map(
+        ([p, v]) =>
+          `${spokenName(p)} ${spoken(v, isChoice(properties[p]) ? this.#sayCode : undefined)}`,
+      );
     return args.length > 0 ? `${verbPhrase(tool)} with ${args.join(", ")}` : verbPhrase(tool);
   }
 
@@ -2127,7 +2143,11 @@ export function pastOf(tool: ToolModel): string {
  * text (a name, a status), and any choice of the entity's that tells them apart ("electricity
  * and gas").
  */
-function labelsOf(records: readonly Record<string, unknown>[], entity: EntityModel): string[] {
+function labelsOf(
+  records: readonly Record<string, unknown>[],
+  entity: EntityModel,
+  sayCode: SayCode,
+): string[] {
   const { idField } = entity;
   const first = records[0] ?? {};
   const plain = Object.keys(first)
@@ -2152,15 +2172,26 @@ function labelsOf(records: readonly Record<string, unknown>[], entity: EntityMod
     [...plain, ...telling]
       .map((k) => r[k])
       .filter((v) => v !== undefined)
-      .map((v) => (Array.isArray(v) ? v.join(" and ") : String(v)))
+      .map((v) =>
+        Array.isArray(v) ? v.map(String).map(sayCode).join(" and ") : sayCode(String(v)),
+      )
       .join(", "),
   );
 }
 
-/** A value as the agent reads it back. */
-function spoken(value: unknown): string {
+/** Whether a parameter is one of the choices its schema lists (`reason: no_longer_needed | other`). */
+function isChoice(schema: SchemaFragment | undefined): boolean {
+  return Array.isArray(schema?.enum) || Array.isArray(schema?.items?.enum);
+}
+
+/** How the agent says a value of the world's to the person (`pending_move_in` as "pending move in"). */
+type SayCode = (value: string) => string;
+
+/** A value as the agent reads it back; a choice's code in words, given `sayCode` ("reason no longer needed"). */
+function spoken(value: unknown, sayCode?: SayCode): string {
   if (typeof value === "number") return Number.isInteger(value) ? String(value) : value.toFixed(2);
-  if (Array.isArray(value)) return value.map(spoken).join(" and ");
+  if (typeof value === "string" && sayCode) return sayCode(value);
+  if (Array.isArray(value)) return value.map((v) => spoken(v, sayCode)).join(" and ");
   if (value !== null && typeof value === "object")
     return Object.entries(value as Record<string, unknown>)
       .map(([k, v]) => `${spokenName(k)} ${spoken(v)}`)
@@ -2175,6 +2206,7 @@ const MAX_LISTED = 10;
 function summary(
   body: Record<string, unknown>,
   records: string,
+  sayCode: SayCode,
   written?: ReadonlySet<string>,
 ): string {
   const list = Object.entries(body).find(([, v]) => Array.isArray(v));
@@ -2188,9 +2220,12 @@ function summary(
     const items = list[1] as unknown[];
     // A short list is told whole; a long one by its first records and how many more.
     const told = items.length <= MAX_LISTED ? items.length : 5;
-    const ids = items
-      .slice(0, told)
-      .map((i) => String(i !== null && typeof i === "object" ? Object.values(i)[0] : i));
+    // Each by its first field: an id as written, a code in words (a form "new patient health history").
+    const ids = items.slice(0, told).map((i) => {
+      const [field, value] =
+        i !== null && typeof i === "object" ? (Object.entries(i)[0] ?? ["", undefined]) : ["", i];
+      return typeof value === "string" ? spokenAnswer(value, field, sayCode) : String(value);
+    });
     const more = items.length > told ? ` and ${items.length - told} more` : "";
     return `${items.length} ${records.replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")}${more})` : ""}`;
   }
@@ -2204,14 +2239,14 @@ function summary(
       ...set,
       ...(status && !set.some(([k]) => k === "status") ? [status] : []),
     ]
-      .map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v)}`)
+      .map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v, k, sayCode)}`)
       .join(", ");
   }
   // The first fields, and the status wherever it sits: what a person asking about a record needs.
   const shown = plain.slice(0, 5);
   const status = plain.find(([k]) => k === "status");
   if (status && !shown.includes(status)) shown.push(status);
-  return shown.map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v)}`).join(", ");
+  return shown.map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v, k, sayCode)}`).join(", ");
 }
 
 /**
@@ -2255,10 +2290,18 @@ function codeOf(value: unknown): string | undefined {
   return typeof entry?.[1] === "string" ? entry[1] : undefined;
 }
 
-/** A value of an answer as a report says it: money to the cent, a list of plain values joined. */
-function spokenAnswer(value: unknown): string {
-  if (Array.isArray(value)) return value.map(spokenAnswer).join(" and ");
-  return typeof value === "number" && !Number.isInteger(value) ? value.toFixed(2) : String(value);
+/** Fields whose values are references, said as written whatever they look like. */
+const REFERENCE_FIELD = /(^|_)(id|ids|code|codes|number|numbers|ref|reference|sku|key|token)$|Id$/;
+
+/**
+ * A value of an answer as a report says it: money to the cent, a list of plain values joined, a
+ * code in words ("status pending move in") but in a field that holds references.
+ */
+function spokenAnswer(value: unknown, field: string, sayCode: SayCode): string {
+  if (Array.isArray(value)) return value.map((v) => spokenAnswer(v, field, sayCode)).join(" and ");
+  if (value !== null && typeof value === "object") return spoken(value);
+  if (typeof value === "number" && !Number.isInteger(value)) return value.toFixed(2);
+  return typeof value === "string" && !REFERENCE_FIELD.test(field) ? sayCode(value) : String(value);
 }
 
 /** Words of a hand-off to people in general, not to one specialist. */

@@ -12,7 +12,7 @@ import { asksGoAhead, questionsIn } from "../text/phrases.ts";
 import { tellingWords } from "../text/telling.ts";
 import { lookup } from "../util/lookup.ts";
 import { memoized } from "../util/memo.ts";
-import { snake, spokenWords } from "../util/names.ts";
+import { saysValue, snake, spokenWords } from "../util/names.ts";
 import { regexLiteral } from "../util/regex.ts";
 import { identityKey } from "../world/identity.ts";
 import { propertiesOf, WorldModel } from "../world/model.ts";
@@ -618,7 +618,7 @@ export class OfflineUser {
         !this.#records?.has(param) &&
         (typeof value === "string" || typeof value === "number") &&
         String(value).length > 1 &&
-        said.includes(String(value).toLowerCase()),
+        saysValue(said, String(value)),
     );
   }
 

@@ -17,3 +17,17 @@ export const snake: (name: string) => string = memoized((name) =>
 export function spokenWords(name: string): string {
   return name.replace(/_+/g, " ").trim();
 }
+
+/** A code of lower-case words joined by underscores (`pending_move_in`): never an id, which holds a digit. */
+const CODE = /^[a-z]+(?:_[a-z]+)+$/;
+
+/** A code as a person hears it (`pending_move_in` → `pending move in`); any other value as written. */
+export function codeInWords(value: string): string {
+  return CODE.test(value) ? value.replace(/_/g, " ") : value;
+}
+
+/** Whether lower-case text says a value: as written, or a code in words ("waiting on insurance"). */
+export function saysValue(text: string, value: string): boolean {
+  const wanted = value.toLowerCase();
+  return text.includes(wanted) || (CODE.test(wanted) && text.includes(wanted.replace(/_/g, " ")));
+}

@@ -384,6 +384,32 @@ describe("Episode", () => {
     expect(episode.reward()).toMatchObject({ reward: 1 });
   });
 
+  it("reward: a status told in words (waiting on insurance) is told", async () => {
+    const pharmacy = await Agent.load("test/fixtures/specs/pharmacy.json");
+    // The first situation whose order is in a state of several words (`waiting_on_insurance`).
+    const read = async (seed: number) => {
+      const situation = situationOf(pharmacy, { tool: "get_order_status" }, seed);
+      const episode = new Episode({ spec: pharmacy, situation });
+      await episode.reset();
+      const id = episode.world.person.ids.order_id;
+      const result = await episode.step(call("get_order_status", { order_id: id }));
+      return { episode, order: JSON.parse(result.observation.messages[0]?.content as string) };
+    };
+    let seed = 0;
+    while (!/_/.test((await read(seed)).order.status) && seed < 60) seed++;
+    const told = async (words: boolean) => {
+      const { episode, order } = await read(seed);
+      const status = words ? order.status.replace(/_/g, " ") : order.status;
+      await episode.step(
+        say(`Your order for ${order.patient_id} is ${status}, total ${order.total.toFixed(2)}.`),
+      );
+      return episode.reward().checks.find((c) => c.name === "told_facts");
+    };
+    expect((await read(seed)).order.status).toMatch(/^[a-z]+(_[a-z]+)+$/);
+    expect(await told(false)).toMatchObject({ passed: true });
+    expect(await told(true)).toMatchObject({ passed: true });
+  });
+
   it("reward: with two alike accounts, listing the lines of either and telling them is the list asked for", async () => {
     const telecom = await Agent.load("test/fixtures/specs/telecom.json");
     const situation = situationOf(telecom, {

@@ -21,7 +21,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "ea75f28ca83c16ac2336270c762953ef1cb5c4676632132cdee9b7a6a9161fe7",
   },
   "retail-orders": {
-    rows: "3790e70e3d1acaea69dbf41e26a34f2b382bb54363f5c471afeab4fbdfd9b504",
+    rows: "b4673bf647b16aa045c273994318efe35c3234bd619ff4dcc49984bd8b0021c0",
     meta: "78b122e8a5cc3db0bd62ed8e4a1ad10965f405183bb5d91049643534293cab84",
   },
 };

@@ -3,10 +3,11 @@ import { describe, expect, it } from "vitest";
 import { behaviourOf } from "../../../env/people/stances.ts";
 import { isSentence } from "../../../env/quality.ts";
 import { agentWrites } from "../../../env/text/agent-written.ts";
+import { IdentifierReader } from "../../../env/text/identifiers.ts";
 import { awaitsGoAhead } from "../../../env/text/phrases.ts";
 import { needsConfirmation } from "../../../env/text/reading.ts";
 import { spokenName } from "../../../env/text/slots.ts";
-import { snake } from "../../../env/util/names.ts";
+import { saysValue, snake } from "../../../env/util/names.ts";
 import { propertiesOf, WorldModel } from "../../../env/world/model.ts";
 import { DEFAULTS } from "../../../spec/index.ts";
 import {
@@ -22,6 +23,9 @@ import {
   strings,
   summary,
 } from "./corpus-runs.ts";
+
+/** Lower-case words joined by underscores, standing alone: a code as the world writes it (`no_show`). */
+const SNAKE_CODE = /(?<![\w@.-])[a-z]+(?:_[a-z]+)+(?![\w@-])/g;
 
 /**
  * The offline roles' checks over runs of corpus specs, each bound applying to the specs given:
@@ -51,6 +55,30 @@ export function corpusChecks(specs: readonly string[]): void {
           for (const row of await rowsOf(path))
             if (row.episode.ended_by === "turn_limit" || row.episode.turns > DEFAULTS.maxTurns / 2)
               cases.push(`${path} ${row.task_id}: ${row.episode.turns} turns`);
+        expect(summary(cases)).toEqual(none);
+      },
+      HEAVY,
+    );
+
+    it(
+      "says a code of the world's in words to the person (status pending move in), an id as written",
+      async () => {
+        const cases: string[] = [];
+        let said = 0;
+        for (const path of specs) {
+          const ids = IdentifierReader.of(await agentOf(path));
+          for (const row of await rowsOf(path))
+            for (const message of row.messages.slice(startOf(row))) {
+              if (message.role !== "assistant" || typeof message.content !== "string") continue;
+              said++;
+              for (const code of message.content.match(SNAKE_CODE) ?? [])
+                if (!ids.read(code).includes(code))
+                  cases.push(
+                    `${path} ${row.task_id}: "${code}" in ${message.content.slice(0, 120)}`,
+                  );
+            }
+        }
+        expect(said).toBeGreaterThan(1000);
         expect(summary(cases)).toEqual(none);
       },
       HEAVY,
@@ -139,7 +167,7 @@ export function corpusChecks(specs: readonly string[]): void {
     );
 
     it(
-      "reads every detail of a write back and waits for a yes before it",
+      "reads every detail of a write back (a code may be in words) and waits for a yes before it",
       async () => {
         const YES = /\b(yes|yeah|yep|sure|ok(ay)?|go ahead|do it|please do|correct)\b/i;
         const NO = /^\W*(no|nope|nah|don'?t|wait|stop)\b/i;
@@ -177,7 +205,7 @@ export function corpusChecks(specs: readonly string[]): void {
                   .flatMap(([param, value]) => strings(value).map((v) => [param, v] as const))
                   .filter(([, v]) => v.length >= 3);
                 for (const [param, value] of values)
-                  if (!text.includes(value))
+                  if (!saysValue(text.toLowerCase(), value))
                     cases.push(`${where}: ${param} ${JSON.stringify(value)} was not read back`);
               }
             });
