@@ -944,6 +944,15 @@ export class WorldModel {
       for (const ref of [model.debit, model.credit])
         if (ref) (this.entities.get(ref.entity) as EntityModel).balanceFields.push("balance");
     }
+    // Choices a read's description gives a field it shows ("product (motor/home)"), where no
+    // schema, argument or other read gave the field one.
+    for (const model of this.tools.values()) {
+      if (model.kind !== "read_one" && model.kind !== "read_many") continue;
+      const entity = this.entities.get(model.entity) as EntityModel;
+      for (const field of model.view ?? [])
+        if (entity.fields.has(field) && entity.fields.get(field) === undefined)
+          entity.fields.set(field, saidChoices(model.tool.description, field));
+    }
     for (const model of this.tools.values()) {
       for (const [param, example] of model.examples) {
         const named = model.idEntities.get(param);
@@ -1288,6 +1297,10 @@ export class WorldModel {
         const reads = model.kind === "read_one" || model.kind === "read_many";
         if (reads && model.entity === entity.name && Array.isArray(status?.enum))
           for (const v of status.enum) if (typeof v === "string") enums.add(statusKey(v));
+        // "…: product, status (active, lapsed, cancelled), cover level": the states, all of them.
+        if (reads && model.entity === entity.name)
+          for (const v of saidChoices(model.tool.description, "status")?.enum ?? [])
+            if (typeof v === "string") enums.add(statusKey(v));
         enums.delete("all");
         enums.delete("any");
         const statusParam = (
@@ -1673,6 +1686,34 @@ function saidBoolean(description: string, field: string): SchemaFragment | undef
   return new RegExp(`\\b${name}\\s+(true/false|yes/no|y/n)\\b`, "i").test(description)
     ? { type: "boolean" }
     : undefined;
+}
+
+/** Fields that hold a figure: what brackets after them give is its units or parts. */
+const MEASURE_FIELD =
+  /(^|_)(usage|count|total|balance|amount|rate|ratio|charges?|limit|price|cost|fees?)$/;
+/** Words in brackets that measure rather than choose ("standing charges (pence/day)"). */
+const UNIT_WORD =
+  /^(pence|pennies|cents?|p|day|week|month|year|hour|minute|night|kwh|gb|mb|km|miles?|kg|usd|gbp|eur)s?$/;
+
+/**
+ * The choices a description gives a field in brackets after its name ("product (motor/home)",
+ * "status (active, lapsed, cancelled)"), as a closed set, when it gives two to eight of them.
+ */
+function saidChoices(description: string, field: string): SchemaFragment | undefined {
+  // A measure (`seat_usage (used/paid)`) is a figure of figures, not a choice.
+  if (MEASURE_FIELD.test(field)) return undefined;
+  const name = field.split("_").map(regexLiteral).join("[\\s_-]+");
+  const bracket = new RegExp(`\\b${name}\\s*\\(([^()]{1,120})\\)`, "i").exec(description);
+  if (!bracket) return undefined;
+  const choices = (bracket[1] as string)
+    .split(/\s*(?:,|\/|\bor\b)\s*/)
+    .map((part) => part.trim().toLowerCase())
+    .filter((part) => part !== "");
+  // One word each: a run of words in brackets says what the field holds ("items (with item id,
+  // product id and price)", "options (for example color, size)"), not what it may be.
+  if (choices.length < 2 || choices.length > 8) return undefined;
+  if (!choices.every((c) => /^[a-z]{2,20}$/.test(c) && !UNIT_WORD.test(c))) return undefined;
+  return { type: "string", enum: choices };
 }
 
 /**

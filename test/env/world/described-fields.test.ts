@@ -390,3 +390,47 @@ describe("a value whose description shows an example", () => {
       expect(exampleCode(description)).toBeNull();
   });
 });
+
+describe("choices a read's description gives a field in brackets", () => {
+  /** Policies, whose fields come only from the read's description, as insurance-claims' do. */
+  const policies = Agent.from({
+    name: "said choices",
+    system_prompt: "You help policyholders with their policies.",
+    policy: [],
+    tools: [
+      mcpTool("find_policyholder", "Find a policyholder by email.", { email: { type: "string" } }),
+      mcpTool(
+        "get_policy",
+        "Get the full details of a policy: product (motor/home), status (active, lapsed, cancelled), cover (basic or full), seat usage (used/paid), standing charges (pence/day), items (with item id and price), named drivers (motor) and payer (holder/other), payment day.",
+        { policy_number: { type: "string" } },
+      ),
+      mcpTool("change_payer", "Change who pays a policy.", {
+        policy_number: { type: "string" },
+        payer: { type: "string", enum: ["holder", "employer", "other"] },
+      }),
+    ],
+  });
+  const policy = WorldModel.of(policies).entities.get("policy");
+
+  it("are the field's closed set, and a status's are the record's states", () => {
+    // Reproduction: insurance-claims' policies were for a "desk chair cushion", and closed.
+    expect(policy?.fields.get("product")).toEqual({ type: "string", enum: ["motor", "home"] });
+    expect(policy?.fields.get("cover")).toEqual({ type: "string", enum: ["basic", "full"] });
+    expect(policy?.statuses).toEqual({ usable: ["active"], terminal: ["lapsed", "cancelled"] });
+    for (let seed = 0; seed < 6; seed++) {
+      const world = createWorld({
+        spec: policies,
+        situation: situationOf(policies, { tool: "get_policy" }),
+        seed,
+      });
+      for (const p of world.snapshot().collections.policies ?? [])
+        expect(["motor", "home"]).toContain(p.product);
+    }
+  });
+
+  it("are not a measure's units or parts, what a field holds, one choice, or what a write's own choices give", () => {
+    for (const field of ["seat_usage", "standing_charges", "items", "named_drivers"])
+      expect(policy?.fields.get(field)?.enum, field).toBeUndefined();
+    expect(policy?.fields.get("payer")?.enum).toEqual(["holder", "employer", "other"]);
+  });
+});
