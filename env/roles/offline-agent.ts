@@ -803,7 +803,8 @@ class ScriptedSession implements AgentSession {
     const error = errorIn(body);
     const unreadable = body === null || (Array.isArray(body.warnings) && body.warnings.length > 0);
     const reads = tool.kind === "read_one" || tool.kind === "read_many";
-    const { collection } = this.#model.entities.get(tool.entity) as EntityModel;
+    const { collection, name } = this.#model.entities.get(tool.entity) as EntityModel;
+    const records = { one: name, many: collection };
     // A read is safe to ask again; a write whose answer came back spoiled has happened, so it is not repeated.
     if ((error && RETRYABLE.has(error)) || (unreadable && reads)) {
       if (this.#attempts < 2 && call)
@@ -863,7 +864,7 @@ class ScriptedSession implements AgentSession {
       );
     if (unreadable)
       return this.#say(
-        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body, collection, this.#sayCode)}. Is there anything else I can help you with?`,
+        `${reads ? "Here's what I could get" : "Done"}, though part of the answer didn't load: ${summary(body, records, this.#sayCode)}. Is there anything else I can help you with?`,
       );
     if (call?.purpose === "goal" && tool === this.#intent) {
       this.#completed = true;
@@ -884,7 +885,7 @@ class ScriptedSession implements AgentSession {
       : this.#setFields(tool);
     // A list read to check a write is told by the record written, not by its count.
     const checked = checksWrite && tool.kind === "read_many" ? this.#writtenAmong(body) : null;
-    const told = summary(checked ?? body, collection, this.#sayCode, written);
+    const told = summary(checked ?? body, records, this.#sayCode, written);
     const subject = checked ? spokenWords(tool.entity) : reads ? readSubject(tool) : null;
     const intro = reads
       ? `Here's what I found${subject ? ` on the ${subject}` : ""}`
@@ -2201,11 +2202,36 @@ function spoken(value: unknown, sayCode?: SayCode): string {
 
 /** Records a listing's report names one by one; past this, the first five and a count. */
 const MAX_LISTED = 10;
+/** Records a listing's report tells with their details; past this, by their ids alone. */
+const DETAILED = 5;
+/** Details told of each record of a short list, its status besides. */
+const DETAILS_EACH = 3;
+
+/**
+ * What one record of a list holds beyond its id, as a report says it: its first plain details
+ * (no other record's id, no timestamp, none of someone's contact details but their name) and its
+ * status wherever it sits.
+ */
+function detailsOf(item: Record<string, unknown>, sayCode: SayCode): string {
+  const plain = Object.entries(item)
+    .slice(1)
+    .filter(
+      ([k, v]) =>
+        (typeof v === "string" || typeof v === "number" || typeof v === "boolean") &&
+        !REFERENCE_FIELD.test(k) &&
+        !/_at$/.test(k) &&
+        (identityKey(snake(k)) ?? "name") === "name",
+    );
+  const shown = plain.slice(0, DETAILS_EACH);
+  const status = plain.find(([k]) => k === "status");
+  if (status && !shown.includes(status)) shown.push(status);
+  return shown.map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v, k, sayCode)}`).join(", ");
+}
 
 /** The first fields of an answer, or the count and ids of a list, the records called `records`. */
 function summary(
   body: Record<string, unknown>,
-  records: string,
+  records: { one: string; many: string },
   sayCode: SayCode,
   written?: ReadonlySet<string>,
 ): string {
@@ -2226,8 +2252,21 @@ function summary(
         i !== null && typeof i === "object" ? (Object.entries(i)[0] ?? ["", undefined]) : ["", i];
       return typeof value === "string" ? spokenAnswer(value, field, sayCode) : String(value);
     });
+    const counted = `${items.length} ${spokenWords(items.length === 1 ? records.one : records.many)}`;
+    // A few records are told with what each holds: a person who asked to see their invoices
+    // hears their dates, amounts and states, not only their numbers.
+    if (items.length > 0 && items.length <= DETAILED) {
+      const each = items.map((item, at) => {
+        const details =
+          item !== null && typeof item === "object" && !Array.isArray(item)
+            ? detailsOf(item as Record<string, unknown>, sayCode)
+            : "";
+        return details === "" ? ids[at] : `${ids[at]} (${details})`;
+      });
+      return `${counted}: ${each.join("; ")}`;
+    }
     const more = items.length > told ? ` and ${items.length - told} more` : "";
-    return `${items.length} ${records.replace(/_/g, " ")}${ids.length > 0 ? ` (${ids.join(", ")}${more})` : ""}`;
+    return `${counted}${ids.length > 0 ? ` (${ids.join(", ")}${more})` : ""}`;
   }
   // After a write: the record's id, what the call set (a list of plain values said as one), its status.
   const set = written ? writtenIn(body, written) : [];

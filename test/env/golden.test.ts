@@ -13,15 +13,15 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "fc35a9590e722cd5f4e7898d085dbc52085512121d5cf3a9c42dc247e3216d02",
+    rows: "852fc5c19b304ae82168d013ccb48b5177a72bb658d6105bca36067a79519914",
     meta: "d4695129bfa7b6a379e384ca765e90bc8b470c14f6b91acf061a220bc8c259fe",
   },
   "personal-finance": {
-    rows: "f0ca6dce2a1911e94a37e68888b1267779d52ff7e41f54be65681a8a17555e1c",
+    rows: "d5623c4b282159078b7863bd93c8d6bce241d1ae280c67c61a15080530e24a4b",
     meta: "ea75f28ca83c16ac2336270c762953ef1cb5c4676632132cdee9b7a6a9161fe7",
   },
   "retail-orders": {
-    rows: "b4673bf647b16aa045c273994318efe35c3234bd619ff4dcc49984bd8b0021c0",
+    rows: "5cef52b2a591bd6fee6ea6b86cecfb85092cfeec201d40ea3b004bb68f6f6826",
     meta: "78b122e8a5cc3db0bd62ed8e4a1ad10965f405183bb5d91049643534293cab84",
   },
 };

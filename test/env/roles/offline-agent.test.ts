@@ -194,9 +194,10 @@ describe("the offline agent's reports", () => {
     expect(reports).toBeGreaterThan(5);
   });
 
-  it("name every record of a short list, and the first five and how many more of a long one", async () => {
+  it("name every record of a short list, each of up to five with its details and status, and the first five and how many more of a long one", async () => {
     let lists = 0;
     let long = 0;
+    let detailed = 0;
     // A catalog browsed whole: the store's products, listed without a filter.
     const store = Agent.from(
       JSON.parse(readFileSync("test/fixtures/specs/online-store.json", "utf8")),
@@ -216,6 +217,21 @@ describe("the offline agent's reports", () => {
         const ids = list.map((r) => String(Object.values(r)[0]));
         const named = ids.filter((id) => message.content?.includes(id));
         if (ids.length <= 10) expect(named, row.task_id).toEqual(ids);
+        // Up to five are each told with what they hold: "W1 (total 54.00, status pending)".
+        if (ids.length <= 5) {
+          detailed++;
+          for (const record of list) {
+            const status = typeof record.status === "string" ? record.status : null;
+            if (status)
+              expect(message.content, row.task_id).toContain(
+                `${String(Object.values(record)[0])} (`,
+              );
+            if (status)
+              expect(message.content, row.task_id).toMatch(
+                new RegExp(`status ${status.replace(/_/g, " ")}\\b`),
+              );
+          }
+        } else if (ids.length <= 10) expect(message.content).not.toContain(`${ids[0]} (`);
         else {
           expect(named, row.task_id).toEqual(ids.slice(0, 5));
           expect(message.content).toContain(`and ${ids.length - 5} more`);
@@ -224,6 +240,7 @@ describe("the offline agent's reports", () => {
     }
     expect(lists).toBeGreaterThan(0);
     expect(long).toBeGreaterThan(0);
+    expect(detailed).toBeGreaterThan(0);
   });
 });
 
@@ -1147,7 +1164,7 @@ describe("a doubt after a write, checked in the list that holds the record", () 
       '{"payee_id":"PAY-4410","patient_id":"P004821","removed":true}',
       '{"payees":[{"payee_id":"PAY-5120","patient_id":"P004821"}],"count":1}',
     );
-    expect(said).toMatch(/1 payees \(PAY-5120\)\. The payee PAY-4410 is no longer listed\./);
+    expect(said).toMatch(/1 payee: PAY-5120\. The payee PAY-4410 is no longer listed\./);
   });
 
   it("says what the write answered when the list does not hold a record it changed", async () => {
