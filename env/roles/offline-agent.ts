@@ -47,6 +47,8 @@ const LAST_WORDS = [
 /** The person saying what the agent reported is not what they have. */
 const DISPUTE =
   /doesn'?t match|does not match|that'?s (not|wrong)|isn'?t (right|correct)|my \w+( \w+)? says/i;
+/** The person saying their own record shows otherwise: "doesn't match what I have", "my status says…". */
+const SAYS_OTHERWISE = /doesn'?t match|does not match|\bmy \w+( \w+)? says\b/i;
 /** The person saying the answer was about something else: "that isn't it", "not what I asked". */
 const NOT_IT =
   /\b(that('?s| is)(n'?t| not) (it|what i (asked|meant|wanted|need))|not what i (asked|meant|wanted))\b/i;
@@ -238,7 +240,12 @@ class ScriptedSession implements AgentSession {
       // after a wrong one) reopens this one. A doubt ("can you double-check what the system
       // shows?") is about this request, whatever tool its words sound like.
       // Told the answer was not it, the request the message names is taken as asked.
-      const other = DOUBT.test(text) ? null : this.#otherIntent(text, NOT_IT.test(text) ? 1 : 2);
+      // So is what the person says their record shows ("My status says suspended lost"): a state,
+      // whatever action its words sound like.
+      const other =
+        DOUBT.test(text) || SAYS_OTHERWISE.test(text)
+          ? null
+          : this.#otherIntent(text, NOT_IT.test(text) ? 1 : 2);
       // "Thanks, but I still need…" is a request; "No, thanks" is a goodbye.
       if (other && !/^\W*(no|nope|that'?s (all|everything)|thanks)\b(?!,?\s*but\b)/i.test(text)) {
         this.#intent = other;

@@ -9,10 +9,11 @@ import { Rng } from "../rng.ts";
 import { agentWrites } from "../text/agent-written.ts";
 import { IdentifierReader } from "../text/identifiers.ts";
 import { asksGoAhead, questionsIn } from "../text/phrases.ts";
+import { intentOf } from "../text/reading.ts";
 import { tellingWords } from "../text/telling.ts";
 import { lookup } from "../util/lookup.ts";
 import { memoized } from "../util/memo.ts";
-import { saysValue, snake, spokenWords } from "../util/names.ts";
+import { codeInWords, saysValue, snake, spokenWords } from "../util/names.ts";
 import { regexLiteral } from "../util/regex.ts";
 import { identityKey } from "../world/identity.ts";
 import { propertiesOf, WorldModel } from "../world/model.ts";
@@ -127,6 +128,7 @@ export class OfflineUser {
   /** The goal's choices from a list, and those already put right in a read-back. */
   readonly #choices: ReadonlyMap<string, string>;
   readonly #putRight = new Set<string>();
+  readonly #otherChange: (text: string) => boolean;
 
   constructor(persona: Persona, seed: number, knows: PersonKnowledge = {}) {
     this.#persona = persona;
@@ -138,6 +140,7 @@ export class OfflineUser {
       ? new RegExp(`\\bstatus ${regexLiteral(knows.after).replace(/_/g, "[ _]")}`, "i")
       : null;
     this.#choices = knows.choices ?? new Map();
+    this.#otherChange = knows.otherChange ?? (() => false);
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
     this.#behaviour = behaviourOf(persona.stance);
@@ -427,6 +430,13 @@ export class OfflineUser {
 
   #confirm(text: string): UserTurn {
     const p = this.#persona;
+    // A change they never asked for ("suspend the line" when they came to add data) is turned
+    // down, whatever else the read-back gets right.
+    if (this.#otherChange(text))
+      return this.#impatient([
+        `No, that's not what I asked for. I want to ${this.#goal()}.`,
+        `No, don't do that. What I need is to ${this.#goal()}.`,
+      ]);
     const held = [
       ...Object.values(p.details.ids),
       ...flatten(p.goal.arguments),
@@ -603,7 +613,7 @@ export class OfflineUser {
       this.#disputing = true;
       const [field, value] = claim;
       return this.#impatient([
-        `That doesn't match what I have. My ${spokenWords(field)} says ${keep(String(value))}.`,
+        `That doesn't match what I have. My ${spokenWords(field)} says ${keep(codeInWords(String(value)))}.`,
       ]);
     }
     return this.#satisfied();
@@ -759,6 +769,8 @@ export interface PersonKnowledge {
   choices?: ReadonlyMap<string, string>;
   /** The state the goal's change leaves its record in (`cancelled`): a read showing it shows the change. */
   after?: string | null;
+  /** Whether a read-back proposes a change other than the one the person came for. */
+  otherChange?: (text: string) => boolean;
 }
 
 /** The offline user model: each episode's person played by an {@link OfflineUser}. */
@@ -789,6 +801,14 @@ export const offlineUser: UserSimulator = {
       records: new Set(owned),
       choices,
       after: goal?.statusAfter ?? null,
+      otherChange: (text) => {
+        const proposed = intentOf(model, text);
+        return (
+          proposed !== null &&
+          proposed !== goal &&
+          (proposed.kind === "change" || proposed.kind === "create")
+        );
+      },
       ...(goal
         ? {
             looksUp:

@@ -13,7 +13,7 @@ import { simulate } from "../../env/index.ts";
  */
 const RECORDED: Record<string, { rows: string; meta: string }> = {
   "it-helpdesk": {
-    rows: "852fc5c19b304ae82168d013ccb48b5177a72bb658d6105bca36067a79519914",
+    rows: "3797a2e62ba495ed4d332d79e7878719f21e34ff12ea3b762a55dea34c01fd3e",
     meta: "d4695129bfa7b6a379e384ca765e90bc8b470c14f6b91acf061a220bc8c259fe",
   },
   "personal-finance": {

@@ -1384,6 +1384,35 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(calls.at(-1)).toEqual({ name: "get_invoice", args: { reservation_id: "HLD-ZNUHXK" } });
   });
 
+  it("answers what the person says their record shows ('My status says suspended lost') and never acts on its words", async () => {
+    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
+    const { called, asked, unanswered } = await scripted(
+      telecom,
+      "I'd like to check the usage of my line LN-14623105.",
+      {
+        tools: {
+          lookup_account:
+            '{"accounts":[{"account_id":"846235501","account_holder_name":"Ines Roy","account_type":"consumer","status":"open"}],"count":1,"total":1}',
+          verify_account_pin: '{"account_id":"846235501","verified":true}',
+          get_line_usage:
+            '{"line_id":"LN-14623105","usage":"13.6 GB of data this billing cycle","status":"active"}',
+        },
+        replies: [
+          [/phone/, "It's 8155551693."],
+          [/pin|account/i, "The pin last four is 8075, account 846235501."],
+          [/anything else/, "That doesn't match what I have. My status says suspended lost!"],
+          [/system shows/, "Fine, I'll sort that part out myself."],
+        ],
+        until: (name) => name === "suspend_line",
+        steps: 10,
+      },
+    );
+    expect(called, unanswered).toContain("get_line_usage");
+    expect(called).not.toContain("suspend_line");
+    expect(asked.join("\n")).not.toMatch(/suspend/i);
+    expect(asked.at(-1)).toMatch(/\bstatus active\b/);
+  });
+
   it("puts right a choice the person corrects at the read-back ('No, the plan should be business')", async () => {
     const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
     const { calls, unanswered } = await scripted(

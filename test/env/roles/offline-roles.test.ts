@@ -385,6 +385,31 @@ describe("the offline person", () => {
     expect(givesGoAhead(second)).toBe(false);
   });
 
+  it("turns down a read-back of a change they never asked for, and says what they came for", async () => {
+    // Reproduction: told "My status says suspended lost", the agent read a request to suspend the
+    // line, and the person who came to add data said "Yes, do it!" to the suspension.
+    const telecom = await agentOf("test/fixtures/specs/telecom.json");
+    const adding = personOf(telecom, { tool: "add_data_addon", stance: "cooperative" });
+    const line = String(adding.persona.goal.arguments.line_id);
+    const person = offlineUser.start(adding);
+    const wrong = (
+      await person.reply(
+        conversation(
+          `To confirm, I'll suspend the line with line ID ${line}, reason lost. Shall I go ahead?`,
+        ),
+      )
+    ).content.replace(/[\uE000\uE001]/g, "");
+    expect(wrong).toMatch(/^no\b.*not what i asked for.*add/i);
+    expect(givesGoAhead(wrong)).toBe(false);
+    const args = Object.entries(adding.persona.goal.arguments)
+      .map(([k, v]) => `${k.replace(/_/g, " ")} ${String(v)}`)
+      .join(", ");
+    const right = await offlineUser
+      .start(adding)
+      .reply(conversation(`To confirm, I'll add the data addon with ${args}. Shall I go ahead?`));
+    expect(right.content).toMatch(/^yes/i);
+  });
+
   it("who was vague says what they came for before giving up", async () => {
     const energy = await agentOf("test/fixtures/specs/utility-energy.json");
     const moving = personOf(energy, { tool: "register_move_in", stance: "vague" });
