@@ -181,7 +181,7 @@ export function goalOf(world: World, rng: Rng): Goal {
       !NOT_CONSENT.test(snake(param))
     )
       args[param] = true;
-    else args[param] = objectFor(world, tool, param, schema, rng, entity);
+    else args[param] = objectFor(world, tool, param, schema, rng, entity, subject);
   }
   datesInOrder(args);
   // A day the tool bounds around today is one it takes (a meter reading of the last fortnight).
@@ -370,8 +370,9 @@ function pickSome<T>(pool: T[], count: number, rng: Rng): T[] {
 
 /**
  * A value for an argument the person makes up (a new address, a date), or an object or list of
- * objects built from the records they name: a flight's number and date from a flight the world
- * has, a payment from their own payment method.
+ * objects built from the records they name: what the record the request is about lists (a seat
+ * for one of the reservation's own flights), else a flight's number and date from a flight the
+ * world has, a payment from their own payment method.
  */
 function objectFor(
   world: World,
@@ -380,17 +381,22 @@ function objectFor(
   schema: SchemaFragment,
   rng: Rng,
   entity: EntityModel,
+  subject: WorldRecord | undefined,
 ): unknown {
   const ctx = { rng, entity: entity.name, isPerson: false, currency: "USD" };
   const item = schema.type === "array" ? schema.items : schema;
   if (item?.type !== "object" || !item.properties) return valueFor(snake(param), schema, ctx);
+  const keys = Object.keys(item.properties ?? {});
   const build = () => {
     const nested = tool.nested.find((n) => n.param === param);
+    const listed = listedIn(subject, keys);
+    const own = listed.length > 0 ? rng.pick(listed) : undefined;
     const source = nested ? recordOf(world, nested.entity, rng) : undefined;
     const out: Record<string, unknown> = keyed();
     for (const [key, sub] of Object.entries(item.properties ?? {})) {
       const detail = personDetail(world.person, key);
-      if (source && source[key] !== undefined) out[key] = source[key];
+      if (own && Object.hasOwn(own, key)) out[key] = own[key];
+      else if (source && source[key] !== undefined) out[key] = source[key];
       else if (source && nested && key === nested.key)
         out[key] = source[(world.model.entities.get(nested.entity) as EntityModel).idField];
       else if (detail !== undefined && sub.type !== "object" && sub.type !== "array")
@@ -401,6 +407,28 @@ function objectFor(
   };
   return schema.type === "array" ? [build()] : build();
 }
+
+/**
+ * The objects a record lists that an argument's objects name (a reservation's `flights`, by the
+ * `flight_number` a seat assignment names): they share a reference, or two fields.
+ */
+function listedIn(record: WorldRecord | undefined, keys: readonly string[]): WorldRecord[] {
+  if (!record) return [];
+  for (const value of Object.values(record)) {
+    if (!Array.isArray(value)) continue;
+    const objects = value.filter(
+      (v): v is WorldRecord => v !== null && typeof v === "object" && !Array.isArray(v),
+    );
+    const first = objects[0];
+    if (!first || objects.length !== value.length) continue;
+    const shared = keys.filter((k) => Object.hasOwn(first, k));
+    if (shared.some((k) => REFERENCE.test(k)) || shared.length >= 2) return objects;
+  }
+  return [];
+}
+
+/** A field that names a record: `flight_number`, `item_id`, `plan_code`. */
+const REFERENCE = /(_id|_number|_code|Id|Number|Code)$/;
 
 /** A record of an entity the person may name: their own, else any. */
 function recordOf(world: World, name: string, rng: Rng): WorldRecord | undefined {

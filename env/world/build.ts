@@ -263,6 +263,7 @@ class RecordMaker {
       record[field] = valueFor(field, schema, ctx);
     }
     if (entity.catalog) this.#namedApart(entity, record, ctx);
+    else this.#fromCatalogs(record);
     for (const field of entity.balanceFields) record[field] = money(this.rng, 250, 6000);
     if (entity.balanceFields.length > 1) {
       const [first, ...rest] = entity.balanceFields as [string, ...string[]];
@@ -310,6 +311,40 @@ class RecordMaker {
       if (held.has(key)) record[field] = held.get(key);
       else held.set(key, record[field]);
     }
+  }
+
+  /**
+   * What a record lists of a catalog's records is of those records: a reservation's `flights`,
+   * each with a `flight_number`, are flights the world has, with their own dates, so a seat for
+   * one of them, or its status, is found.
+   */
+  #fromCatalogs(record: WorldRecord): void {
+    for (const value of Object.values(record)) {
+      if (!Array.isArray(value)) continue;
+      for (const item of value) {
+        if (item === null || typeof item !== "object" || Array.isArray(item)) continue;
+        const listed = item as WorldRecord;
+        for (const catalog of this.#catalogsByIdField()) {
+          if (!Object.hasOwn(listed, catalog.idField)) continue;
+          const made = [...this.store.all(catalog.name)];
+          if (made.length === 0) continue;
+          const chosen = this.rng.pick(made);
+          for (const key of Object.keys(listed))
+            if (Object.hasOwn(chosen, key) && typeof chosen[key] !== "object")
+              listed[key] = chosen[key];
+        }
+      }
+    }
+  }
+
+  #catalogIdFields: EntityModel[] | null = null;
+
+  /** The root catalogs (flights, products), each known by its id field. */
+  #catalogsByIdField(): EntityModel[] {
+    this.#catalogIdFields ??= [...this.model.entities.values()].filter(
+      (e) => e.catalog && e.parent === null && !e.isPerson,
+    );
+    return this.#catalogIdFields;
   }
 
   /** The names each catalog's records have so far. */

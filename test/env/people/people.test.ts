@@ -350,6 +350,31 @@ describe("the goal of a write with an optional list of ids", () => {
   });
 });
 
+describe("the goal's objects that name what the record lists", () => {
+  it("take it from the record the request is about: a seat on one of the reservation's own flights", async () => {
+    // Reproduction: airline's seat requests named a flight of the catalog, none of the 41 at seed
+    // 773 on the reservation whose seats they chose.
+    const airline = await Agent.load("test/fixtures/specs/airline.json");
+    for (let seed = 0; seed < 8; seed++) {
+      const world = createWorld({
+        spec: airline,
+        situation: situationOf(airline, { tool: "select_seats" }, seed),
+        seed,
+      });
+      const goal = goalOf(world, new Rng(seed, "goal"));
+      const reservation = [...world.store.all("reservation")].find(
+        (r) => r.reservation_id === goal.arguments.reservation_id,
+      );
+      const flights = ((reservation?.flights ?? []) as { flight_number: string }[]).map(
+        (f) => f.flight_number,
+      );
+      expect(flights.length, `seed ${seed}`).toBeGreaterThan(0);
+      for (const seat of goal.arguments.seat_assignments as { flight_number: string }[])
+        expect(flights, `seed ${seed}`).toContain(seat.flight_number);
+    }
+  });
+});
+
 describe("a person asking to be handed over", () => {
   const agent = Agent.from({
     name: "hand-offs",

@@ -35,4 +35,29 @@ describe("a catalog's records", () => {
     }
     expect(catalogs).toBeGreaterThan(50);
   });
+
+  it("listed in a record are records the catalog has: a reservation's flights, with their dates", async () => {
+    // Reproduction: a reservation's flights were made up, so a seat for one of them was refused as
+    // "No flight found", and a seat request named some other flight of the catalog.
+    const airline = await Agent.load(`${SPECS}/airline.json`);
+    let listed = 0;
+    for (let seed = 0; seed < 6; seed++) {
+      const world = createWorld({
+        spec: airline,
+        situation: situationOf(airline, { tool: "select_seats" }, seed),
+        seed,
+      });
+      const flights = new Map(
+        [...world.store.all("flight")].map((f) => [f.flight_number, f] as const),
+      );
+      for (const reservation of world.store.all("reservation"))
+        for (const leg of (reservation.flights ?? []) as Record<string, unknown>[]) {
+          const flight = flights.get(leg.flight_number);
+          expect(flight, `seed ${seed} ${String(leg.flight_number)}`).toBeDefined();
+          if (leg.date !== undefined) expect(leg.date).toBe(flight?.date);
+          listed++;
+        }
+    }
+    expect(listed).toBeGreaterThan(10);
+  });
 });
