@@ -2322,7 +2322,11 @@ function writtenIn(
         typeof v === "string" ||
         typeof v === "number" ||
         typeof v === "boolean" ||
-        (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x !== "object")),
+        // A list of plain values, or of objects each said by its details (a seat assignment).
+        (Array.isArray(v) &&
+          v.length > 0 &&
+          (v.every((x) => typeof x !== "object") ||
+            v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x)))),
     );
 }
 
@@ -2344,7 +2348,15 @@ const REFERENCE_FIELD = /(^|_)(id|ids|code|codes|number|numbers|ref|reference|sk
  * code in words ("status pending move in") but in a field that holds references.
  */
 function spokenAnswer(value: unknown, field: string, sayCode: SayCode): string {
-  if (Array.isArray(value)) return value.map((v) => spokenAnswer(v, field, sayCode)).join(" and ");
+  // Each object of a list in brackets: "flights (flight number BC4223, date 2026-07-13)".
+  if (Array.isArray(value))
+    return value
+      .map((v) =>
+        v !== null && typeof v === "object" && !Array.isArray(v)
+          ? `(${spoken(v)})`
+          : spokenAnswer(v, field, sayCode),
+      )
+      .join(" and ");
   if (value !== null && typeof value === "object") return spoken(value);
   if (typeof value === "number" && !Number.isInteger(value)) return value.toFixed(2);
   return typeof value === "string" && !REFERENCE_FIELD.test(field) ? sayCode(value) : String(value);

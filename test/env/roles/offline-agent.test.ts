@@ -163,6 +163,39 @@ describe("the offline agent's reports", () => {
     expect(reports).toBeGreaterThan(0);
   });
 
+  it("say a list of objects a write set by each object's details, in brackets", async () => {
+    // Reproduction: a seat selection's report said the reservation's name and when it was made,
+    // as its `seat_assignments` were a list of objects, not of plain values.
+    const airline = await Agent.load("test/fixtures/specs/airline.json");
+    let reports = 0;
+    for (const row of await rowsOf(airline, 0, 300)) {
+      row.messages.forEach((message, i) => {
+        const answer = row.messages[i - 1];
+        if (
+          message.role !== "assistant" ||
+          answer?.role !== "tool" ||
+          answer.name !== "select_seats"
+        )
+          return;
+        // A cut-off or garbled answer (a fault of the situation) is said otherwise.
+        let body: { seat_assignments?: Record<string, string>[] };
+        try {
+          body = JSON.parse(answer.content);
+        } catch {
+          return;
+        }
+        if (!body.seat_assignments || /didn't load/.test(message.content ?? "")) return;
+        reports++;
+        const [seat] = body.seat_assignments;
+        expect(message.content, row.task_id).toContain(
+          `seat assignments (passenger ID ${seat?.passenger_id}, flight number ${seat?.flight_number}, seat ${seat?.seat})`,
+        );
+        expect(message.content, row.task_id).not.toMatch(/\bcreated at\b/);
+      });
+    }
+    expect(reports).toBeGreaterThan(2);
+  });
+
   it("say what a write set, as its answer shows it, and not the record's other fields", async () => {
     let reports = 0;
     const model = WorldModel.of(specs.retail);
