@@ -25,6 +25,12 @@ export const QUALITY_BOUNDS = {
 
 /** Fewest cases a figure needs before its bound is checked: a share of three is not a finding. */
 const MIN_SUPPORT = 20;
+/**
+ * Rows whose openings are told apart together: a long run holds more rows than any set of ways to
+ * open allows, so its distinct share falls however varied each stretch of it is. Counted in
+ * blocks, a run of 20,000 rows is held to what a run of 500 is.
+ */
+const OPENING_BLOCK = 500;
 
 /** Answers to calls the world does not count towards a tool's calls. */
 const UNCOUNTED = new Set(["unknown_tool", "conversation_handed_off"]);
@@ -120,7 +126,9 @@ export class QualityTally {
   #confirmed = 0;
   #answers = 0;
   #offSchema = 0;
+  /** The openings' frames of the rows since the last whole block, and those of the blocks before. */
   readonly #frames = new Set<string>();
+  #framesBefore = 0;
   readonly #planned = new Set<string>();
   readonly #called = new Set<string>();
 
@@ -266,6 +274,10 @@ export class QualityTally {
     }
     if (f.loops) this.#loops++;
     if (f.frame !== null) this.#frames.add(f.frame);
+    if (this.#rows % OPENING_BLOCK === 0) {
+      this.#framesBefore += this.#frames.size;
+      this.#frames.clear();
+    }
   }
 
   /** The figures so far. */
@@ -277,7 +289,7 @@ export class QualityTally {
       empty_lookups: figure(this.#empty, this.#lookups),
       sentence_arguments: figure(this.#sentences, this.#calls),
       confirmed_writes: figure(this.#confirmed, this.#writes),
-      distinct_openings: figure(this.#frames.size, this.#rows),
+      distinct_openings: figure(this.#framesBefore + this.#frames.size, this.#rows),
       goal_reached: figure(this.#reached, this.#plain),
       answers_off_schema: figure(this.#offSchema, this.#answers),
       refused_calls: figure(this.#refused, this.#calls),

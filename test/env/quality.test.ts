@@ -248,3 +248,16 @@ describe("the refused-calls figure", () => {
     expect(tally.facts(slipped).refused).toBe(1);
   });
 });
+
+describe("the distinct-openings figure", () => {
+  it("tells openings apart within blocks of 500 rows, so a long run is held to what a short one is", async () => {
+    const tally = new QualityTally(await Agent.load(RETAIL));
+    const base = tally.facts(await rowWith([]));
+    // 1,500 rows with 300 ways to open, in turn: every block of 500 holds all 300.
+    for (let i = 0; i < 1500; i++) tally.addFacts({ ...base, frame: `frame ${i % 300}` });
+    expect(tally.result().distinct_openings.fraction).toBeCloseTo(900 / 1500);
+    // The rows of an unfinished block count theirs too.
+    for (let i = 0; i < 100; i++) tally.addFacts({ ...base, frame: `frame ${i % 50}` });
+    expect(tally.result().distinct_openings.fraction).toBeCloseTo(950 / 1600);
+  });
+});
