@@ -9,13 +9,13 @@ import { Rng } from "../rng.ts";
 import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
-import { DAY, isoDay } from "./dates.ts";
+import { DAY, isoDay, WORLD_TODAY } from "./dates.ts";
 import { heldAsDrawn, totalOwed } from "./draws.ts";
 import { type Identity, identityKey, PLACE_DETAILS } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { patternCheck } from "./pattern.ts";
-import { datesForState } from "./state-dates.ts";
+import { datesForState, whenOf } from "./state-dates.ts";
 import { inState, meets } from "./statuses.ts";
 import { newRecord, Store } from "./store.ts";
 import {
@@ -263,13 +263,13 @@ class RecordMaker {
       record[field] = valueFor(field, schema, ctx);
     }
     if (entity.catalog) this.#namedApart(entity, record, ctx);
-    else this.#fromCatalogs(record);
     for (const field of entity.balanceFields) record[field] = money(this.rng, 250, 6000);
     if (entity.balanceFields.length > 1) {
       const [first, ...rest] = entity.balanceFields as [string, ...string[]];
       for (const field of rest) record[field] = record[first];
     }
     if (!entity.isPerson) record.status = this.rng.pick(entity.statuses.usable);
+    if (!entity.catalog) this.#fromCatalogs(record);
     heldAsDrawn(entity, record, this.rng);
     if (identity && !entity.isPerson) this.#sameForOwner(entity, identity, record);
     // Items listed inside the record (not records of their own) add up to its total too.
@@ -316,9 +316,11 @@ class RecordMaker {
   /**
    * What a record lists of a catalog's records is of those records: a reservation's `flights`,
    * each with a `flight_number`, are flights the world has, with their own dates, so a seat for
-   * one of them, or its status, is found.
+   * one of them, or its status, is found. A record whose state puts its event ahead of today (a
+   * scheduled reservation) lists those still to come where there are any, one behind it those gone.
    */
   #fromCatalogs(record: WorldRecord): void {
+    const when = typeof record.status === "string" ? whenOf(record.status) : null;
     for (const value of Object.values(record)) {
       if (!Array.isArray(value)) continue;
       for (const item of value) {
@@ -327,8 +329,10 @@ class RecordMaker {
         for (const catalog of this.#catalogsByIdField()) {
           if (!Object.hasOwn(listed, catalog.idField)) continue;
           const made = [...this.store.all(catalog.name)];
-          if (made.length === 0) continue;
-          const chosen = this.rng.pick(made);
+          const agreeing = made.filter((c) => sameSide(c, listed, when));
+          const pool = agreeing.length > 0 ? agreeing : made;
+          if (pool.length === 0) continue;
+          const chosen = this.rng.pick(pool);
           for (const key of Object.keys(listed))
             if (Object.hasOwn(chosen, key) && typeof chosen[key] !== "object")
               listed[key] = chosen[key];
@@ -428,6 +432,20 @@ class RecordMaker {
       entity.name,
     );
   }
+}
+
+/**
+ * Whether a catalog's record has its days where a state wants them: every day it shares with the
+ * listed item (a flight's `date`) ahead of today for `ahead`, behind it for `past`.
+ */
+function sameSide(record: WorldRecord, listed: WorldRecord, when: string | null): boolean {
+  if (when !== "ahead" && when !== "past") return true;
+  const today = isoDay(WORLD_TODAY);
+  return Object.keys(listed).every((key) => {
+    const day = record[key];
+    if (typeof day !== "string" || !/^\d{4}-\d{2}-\d{2}/.test(day)) return true;
+    return when === "ahead" ? day.slice(0, 10) >= today : day.slice(0, 10) < today;
+  });
 }
 
 /** The first field of a record that lists items with prices (an order's `items`), if one does. */

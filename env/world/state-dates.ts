@@ -4,17 +4,24 @@ import { DAY, isoDay, WORLD_TODAY } from "./dates.ts";
 
 /** States that say the event took place: its days are behind today. */
 const HAPPENED =
-  /^(checked_out|completed|attended|no_show|delivered|fulfilled|picked_up|collected|dispensed|departed|flown|used|past|finished)$/;
-/** States of an event still to come: its days are ahead of today. */
-const AHEAD = /^(upcoming|scheduled|confirmed|booked|reserved)$/;
+  /^(checked_out|completed|attended|no_show|delivered|fulfilled|picked_up|collected|dispensed|departed|landed|arrived|flown|used|past|finished)$/;
+/** States of an event still to come: its days are ahead of today (a flight on time or delayed too). */
+const AHEAD = /^(upcoming|scheduled|confirmed|booked|reserved|on_time|delayed)$/;
 /** States of an event under way: it started, and has not ended. */
-const UNDERWAY = /^(checked_in|boarded|in_session)$/;
+const UNDERWAY = /^(checked_in|boarding|boarded|in_session)$/;
 /** The fields that date the event itself (a stay's check-in, an appointment's start), not the record. */
 const EVENT =
   /^(check_?in|check_?out|start|end|starts?_at|ends?_at|start_time|end_time|date|appointment_(date|time)|departure(_date|_time)?|arrival(_date|_time)?|scheduled_(for|at|date)|slot_start|travel_date|event_date|visit_date)$/;
 const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 /** The most days an event is moved past today, so a changed world stays near it. */
 const NEAR = 60;
+
+/** Where a record in this state has its event: behind today, ahead of it, under way, or null if its state says not. */
+export function whenOf(status: string): "past" | "ahead" | "now" | null {
+  if (HAPPENED.test(status)) return "past";
+  if (AHEAD.test(status)) return "ahead";
+  return UNDERWAY.test(status) ? "now" : null;
+}
 
 /**
  * Moves a record's event days, all by the same whole number of days, so they agree with its state:
@@ -25,13 +32,7 @@ const NEAR = 60;
 export function datesForState(record: WorldRecord, id: string): void {
   const status = record.status;
   if (typeof status !== "string") return;
-  const when = HAPPENED.test(status)
-    ? "past"
-    : AHEAD.test(status)
-      ? "ahead"
-      : UNDERWAY.test(status)
-        ? "now"
-        : null;
+  const when = whenOf(status);
   if (!when) return;
   const fields = Object.keys(record).filter(
     (f) => EVENT.test(f) && typeof record[f] === "string" && ISO_DAY.test(record[f] as string),
@@ -42,7 +43,7 @@ export function datesForState(record: WorldRecord, id: string): void {
   if (
     when === "ahead" &&
     fields.every((f) => f === "date") &&
-    !/^(upcoming|scheduled)$/.test(status)
+    !/^(upcoming|scheduled|on_time|delayed)$/.test(status)
   )
     return;
   const days = fields.map((f) => Date.parse((record[f] as string).slice(0, 10)));

@@ -1,11 +1,13 @@
 import { readdirSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
+import { isoDay, WORLD_TODAY } from "../../../env/world/dates.ts";
 import { createWorld } from "../../../env/world/index.ts";
 import { WorldModel } from "../../../env/world/model.ts";
 import { situationOf } from "../../fixtures/situations.ts";
 
 const SPECS = "test/fixtures/specs";
+const TODAY = isoDay(WORLD_TODAY);
 
 describe("a catalog's records", () => {
   it("at its root are each called by a name no other record of their catalog has, on every corpus spec", async () => {
@@ -55,6 +57,9 @@ describe("a catalog's records", () => {
           const flight = flights.get(leg.flight_number);
           expect(flight, `seed ${seed} ${String(leg.flight_number)}`).toBeDefined();
           if (leg.date !== undefined) expect(leg.date).toBe(flight?.date);
+          // A reservation still to come lists flights still to come.
+          if (reservation.status === "scheduled")
+            expect(String(leg.date) >= TODAY, `seed ${seed} ${String(leg.date)}`).toBe(true);
           listed++;
         }
     }
