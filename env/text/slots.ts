@@ -430,8 +430,9 @@ function labelledValue(param: string, text: string): string | null {
   if (!match) return null;
   // "I don't have the member id to hand": the label is named, its value is not given.
   if (WITHOUT.test(text.slice(Math.max(0, match.index - 40), match.index))) return null;
-  // "the meter reading of my account": a label followed by a preposition is a noun, not a label.
-  if (/^(of|for|from|to|on|in|at|with|about|by)\b/i.test(match[1] as string)) return null;
+  // "the meter reading of my account", "find my account by name and thank you": a label followed
+  // by a preposition or a conjunction is a noun, not a label.
+  if (/^(of|for|from|to|on|in|at|with|about|by|and|but)\b/i.test(match[1] as string)) return null;
   // The value ends at the next detail ("… with medications …") or the end of its sentence.
   const value = (match[1] as string).split(VALUE_END)[0];
   return (value as string).replace(/\.$/, "").trim();

@@ -114,6 +114,18 @@ describe("reading a detail from what the person said", () => {
       expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
   });
 
+  it("reads no value of a label followed by 'and' or 'but': 'find my account by name and thank you' gives no name", async () => {
+    // Reproduction: telecom's agent looked the person up under the full name "and".
+    const telecom = WorldModel.of(await Agent.load("test/fixtures/specs/telecom.json"));
+    const find = telecom.tools.get("find_account_by_name") as ToolModel;
+    const read = (text: string) => readValue(telecom, find, "full_name", text, false)?.value;
+    expect(read("I want to find my account by name and thank you")).toBeUndefined();
+    expect(read("I want to find my account by name but I'm not sure it's there")).toBeUndefined();
+    expect(read("find my account with full name Ingrid Okafor and thank you")).toBe(
+      "Ingrid Okafor",
+    );
+  });
+
   it("reads the id said after its kind's name, not a later value of its shape (a flight number)", async () => {
     const airline = WorldModel.of(await Agent.load("test/fixtures/specs/airline.json"));
     const change = airline.tools.get("change_flights") as ToolModel;
