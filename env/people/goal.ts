@@ -309,6 +309,9 @@ function lookupRecord(world: World, tool: ToolModel, rng: Rng): WorldRecord | un
   const under = (record: WorldRecord) =>
     held.every((h) => record[h.field] === undefined || String(record[h.field]) === h.id);
   const own = world.store.ownedBy(entity.name, personId).filter(under);
+  // A person whose records the world emptied has none of their own to name, and names nobody else's.
+  if (own.length === 0 && !entity.catalog && world.situation.axes.world === "empty_account")
+    return undefined;
   const all = own.length > 0 ? own : [...world.store.all(entity.name)].filter(under);
   // Of records nobody owns, the person asks about those where they live (a tariff for their postcode).
   const local = all.filter((record) => nearby(record, world.person));

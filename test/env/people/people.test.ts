@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../../env/agent.ts";
 import { userBrief } from "../../../env/people/brief.ts";
-import { goalOf, openingRequest } from "../../../env/people/goal.ts";
+import { goalOf, openingRequest, personDetail } from "../../../env/people/goal.ts";
 import { samplePersona } from "../../../env/people/persona.ts";
 import {
   keep,
@@ -371,6 +371,30 @@ describe("the goal's objects that name what the record lists", () => {
       expect(flights.length, `seed ${seed}`).toBeGreaterThan(0);
       for (const seat of goal.arguments.seat_assignments as { flight_number: string }[])
         expect(flights, `seed ${seed}`).toContain(seat.flight_number);
+    }
+  });
+});
+
+describe("the goal of a lookup in a world that emptied the person's records", () => {
+  it("names the person's own details, never another's records", async () => {
+    // Reproduction: saas-admin's person asked to find the workspace of another admin's email,
+    // then gave their own, and the row was graded a miss.
+    for (const [file, tool, param] of [
+      ["saas-admin", "find_workspace", "admin_email"],
+      ["utility-energy", "find_account_by_address", "postcode"],
+    ] as const) {
+      const agent = await Agent.load(`test/fixtures/specs/${file}.json`);
+      for (let seed = 0; seed < 6; seed++) {
+        const world = createWorld({
+          spec: agent,
+          situation: situationOf(agent, { tool, world: "empty_account" }, seed),
+          seed,
+        });
+        const goal = goalOf(world, new Rng(seed, "goal"));
+        const own = personDetail(world.person, param);
+        expect(own, `${file} seed ${seed}`).toBeDefined();
+        expect(goal.arguments[param], `${file} seed ${seed}`).toBe(own);
+      }
     }
   });
 });
