@@ -40,10 +40,11 @@ const THANKS_AT_END = new RegExp(String.raw`[,;]?\s*${THANKS}[.!]?$`, "i");
  * asap"), the
  * "for me" that closes a request ("Can you send it, with company name Sable Company for me?"), a
  * hedge after it ("with company name Ember Company I think"), or a clause of the person's own after
- * it ("… Indigo Company and I'd like it actually done this time").
+ * it ("… Indigo Company and I'd like it actually done this time", "… city Lyon and forgive me if
+ * I don't take your word for it").
  */
 const VALUE_END = new RegExp(
-  String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}|\s+for me(?=[.!?,]|\s*$)|,?\s+(?:(?:asap|quickly|urgently|right away|now|today)\s+)?please(?=[.!?,]|\s*$)|,?\s+(?:asap|urgently|right away|right now|immediately)(?=[.!?,]|\s*$)|,?\s+i\s+(?:think|guess|believe|suppose)(?=[.!?,]|\s*$)|,?\s+and\s+(?:i|i'?d|i'?m|i'?ve|i'?ll|please|can you|could you)\b`,
+  String.raw`\s+with\s+|[.!?](?:\s|$)|\s+and\s+${THANKS}|\s+for me(?=[.!?,]|\s*$)|,?\s+(?:(?:asap|quickly|urgently|right away|now|today)\s+)?please(?=[.!?,]|\s*$)|,?\s+(?:asap|urgently|right away|right now|immediately)(?=[.!?,]|\s*$)|,?\s+i\s+(?:think|guess|believe|suppose)(?=[.!?,]|\s*$)|,?\s+and\s+(?:i|i'?d|i'?m|i'?ve|i'?ll|please|can you|could you|forgive me|excuse me|tell me|let me)\b`,
   "i",
 );
 const PHONE = /(?<![\w+#-])\+?\d[\d\s().-]{6,18}\d(?![\w-])/g;

@@ -96,7 +96,7 @@ describe("reading a detail from what the person said", () => {
     expect(bare("It's 5 Quay Street, thnak you.")).toBe("5 Quay Street");
   });
 
-  it('ends a value at the "for me", "please" or "asap" that closes a request, at a hedge after it, and at a clause of the person\'s own', async () => {
+  it('ends a value at the "for me", "please" or "asap" that closes a request, at a hedge after it, and at a clause of the person\'s own ("and forgive me if…")', async () => {
     const hotel = WorldModel.of(await Agent.load("test/fixtures/specs/hotel.json"));
     const send = hotel.tools.get("send_invoice") as ToolModel;
     for (const text of [
@@ -110,6 +110,7 @@ describe("reading a detail from what the person said", () => {
       "send the invoice with company name Sable Company please",
       "send the invoice of my reservation HLD-T0DEVV, with company name Sable Company asap",
       "send the invoice, with company name Sable Company right away!",
+      "I need to send the invoice, with company name Sable Company and forgive me if I don't take your word for it.",
     ])
       expect(readValue(hotel, send, "company_name", text, false)?.value).toBe("Sable Company");
   });
