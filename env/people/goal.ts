@@ -3,7 +3,7 @@ import type { Rng } from "../rng.ts";
 import { composedByAgent } from "../text/agent-written.ts";
 import { isVerb } from "../tools.ts";
 import { keyed, lookup } from "../util/lookup.ts";
-import { snake, spokenWords } from "../util/names.ts";
+import { REFERENCE_FIELD, snake, spokenWords } from "../util/names.ts";
 import { dayWithin, outsideWindow } from "../world/date-windows.ts";
 import {
   detailKey,
@@ -388,15 +388,22 @@ function objectFor(
 ): unknown {
   const ctx = { rng, entity: entity.name, isPerson: false, currency: "USD" };
   const item = schema.type === "array" ? schema.items : schema;
-  if (item?.type !== "object" || !item.properties) return valueFor(snake(param), schema, ctx);
-  const keys = Object.keys(item.properties ?? {});
+  const properties = item?.type === "object" ? item.properties : undefined;
+  if (!properties) return valueFor(snake(param), schema, ctx);
+  // What replaces what the record lists (`new_flights`) is none of what it lists already.
+  const replacing = REPLACEMENT.test(snake(param));
+  const held = listedIn(subject, Object.keys(properties));
+  const listed = replacing ? [] : held;
   const build = () => {
     const nested = tool.nested.find((n) => n.param === param);
-    const listed = listedIn(subject, keys);
     const own = listed.length > 0 ? rng.pick(listed) : undefined;
-    const source = nested ? recordOf(world, nested.entity, rng) : undefined;
+    const idField = nested && (world.model.entities.get(nested.entity) as EntityModel).idField;
+    const heldIds = new Set(held.map((h) => (idField ? h[idField] : undefined)));
+    const source = nested
+      ? recordOf(world, nested.entity, rng, (r) => !heldIds.has(r[idField as string]))
+      : undefined;
     const out: Record<string, unknown> = keyed();
-    for (const [key, sub] of Object.entries(item.properties ?? {})) {
+    for (const [key, sub] of Object.entries(properties)) {
       const detail = personDetail(world.person, key);
       if (own && Object.hasOwn(own, key)) out[key] = own[key];
       else if (source && source[key] !== undefined) out[key] = source[key];
@@ -425,18 +432,23 @@ function listedIn(record: WorldRecord | undefined, keys: readonly string[]): Wor
     const first = objects[0];
     if (!first || objects.length !== value.length) continue;
     const shared = keys.filter((k) => Object.hasOwn(first, k));
-    if (shared.some((k) => REFERENCE.test(k)) || shared.length >= 2) return objects;
+    if (shared.some((k) => REFERENCE_FIELD.test(k)) || shared.length >= 2) return objects;
   }
   return [];
 }
 
-/** A field that names a record: `flight_number`, `item_id`, `plan_code`. */
-const REFERENCE = /(_id|_number|_code|Id|Number|Code)$/;
+/** An argument that replaces what a record holds: `new_flights`, `replacement_items`. */
+const REPLACEMENT = /(^|_)(new|replacement|replacing|updated|changed)(_|$)/;
 
-/** A record of an entity the person may name: their own, else any. */
-function recordOf(world: World, name: string, rng: Rng): WorldRecord | undefined {
-  const own = world.store.ownedBy(name, world.state.person.customer_id);
-  const pool = own.length > 0 ? own : [...world.store.all(name)];
+/** A record of an entity the person may name, of those `wanted` takes: their own, else any. */
+function recordOf(
+  world: World,
+  name: string,
+  rng: Rng,
+  wanted: (record: WorldRecord) => boolean = () => true,
+): WorldRecord | undefined {
+  const own = world.store.ownedBy(name, world.state.person.customer_id).filter(wanted);
+  const pool = own.length > 0 ? own : [...world.store.all(name)].filter(wanted);
   return pool.length > 0 ? rng.pick(pool) : undefined;
 }
 

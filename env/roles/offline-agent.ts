@@ -18,7 +18,7 @@ import { swapTypos } from "../text/typos.ts";
 import { nameWords, verbOf } from "../tools.ts";
 import { fnv1a } from "../util/hash.ts";
 import { keyed, lookup } from "../util/lookup.ts";
-import { codeInWords, snake, spokenWords } from "../util/names.ts";
+import { CODES_IN_TEXT, codeInWords, REFERENCE_FIELD, snake, spokenWords } from "../util/names.ts";
 import { errorIn, parsedJson } from "../util/parsed.ts";
 import { regexLiteral, replaceStandalone } from "../util/regex.ts";
 import { identityKey, PERSONAL_DETAILS, PLACE_DETAILS } from "../world/identity.ts";
@@ -44,11 +44,13 @@ const LAST_WORDS = [
   "I've done all I can with this from here, I'm afraid.",
   "There's nothing further I can do on this one, sorry.",
 ];
-/** The person saying what the agent reported is not what they have. */
-const DISPUTE =
-  /doesn'?t match|does not match|that'?s (not|wrong)|isn'?t (right|correct)|my \w+( \w+)? says/i;
 /** The person saying their own record shows otherwise: "doesn't match what I have", "my status says…". */
 const SAYS_OTHERWISE = /doesn'?t match|does not match|\bmy \w+( \w+)? says\b/i;
+/** The person saying what the agent reported is not what they have. */
+const DISPUTE = new RegExp(
+  `${SAYS_OTHERWISE.source}|that'?s (not|wrong)|isn'?t (right|correct)`,
+  "i",
+);
 /** The person saying the answer was about something else: "that isn't it", "not what I asked". */
 const NOT_IT =
   /\b(that('?s| is)(n'?t| not) (it|what i (asked|meant|wanted|need))|not what i (asked|meant|wanted))\b/i;
@@ -198,7 +200,7 @@ class ScriptedSession implements AgentSession {
 
   /** A tool's message passed on to the person, its codes in words ("appointment APT-1 is no show"). */
   #relayed(message: string): string {
-    return message.replace(/(?<![\w@.-])[a-z]+(?:_[a-z]+)+(?![\w@-])/g, this.#sayCode);
+    return message.replace(CODES_IN_TEXT, this.#sayCode);
   }
 
   async respond(conversation: readonly ChatMessage[]): Promise<AgentTurn> {
@@ -2202,7 +2204,7 @@ function spoken(value: unknown, sayCode?: SayCode): string {
   if (Array.isArray(value)) return value.map((v) => spoken(v, sayCode)).join(" and ");
   if (value !== null && typeof value === "object")
     return Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${spokenName(k)} ${spoken(v)}`)
+      .map(([k, v]) => `${spokenName(k)} ${spoken(v, sayCode)}`)
       .join(", ");
   return String(value);
 }
@@ -2211,6 +2213,12 @@ function spoken(value: unknown, sayCode?: SayCode): string {
 const MAX_LISTED = 10;
 /** Records a listing's report tells with their details; past this, by their ids alone. */
 const DETAILED = 5;
+/** A person's detail other than their name (an email, a phone, an address): not told in a list. */
+function isContactDetail(field: string): boolean {
+  const detail = identityKey(snake(field));
+  return detail !== null && detail !== "name";
+}
+
 /** Details told of each record of a short list, its status besides. */
 const DETAILS_EACH = 3;
 
@@ -2227,7 +2235,7 @@ function detailsOf(item: Record<string, unknown>, sayCode: SayCode): string {
         (typeof v === "string" || typeof v === "number" || typeof v === "boolean") &&
         !REFERENCE_FIELD.test(k) &&
         !/_at$/.test(k) &&
-        (identityKey(snake(k)) ?? "name") === "name",
+        !isContactDetail(k),
     );
   const shown = plain.slice(0, DETAILS_EACH);
   const status = plain.find(([k]) => k === "status");
@@ -2235,7 +2243,11 @@ function detailsOf(item: Record<string, unknown>, sayCode: SayCode): string {
   return shown.map(([k, v]) => `${spokenWords(k)} ${spokenAnswer(v, k, sayCode)}`).join(", ");
 }
 
-/** The first fields of an answer, or the count and ids of a list, the records called `records`. */
+/**
+ * What an answer shows, as a report says it: a list by its count (`records.one` or `.many`) and
+ * its records, up to five with their details, else by their ids; after a write, what it set; else
+ * the first fields and the status.
+ */
 function summary(
   body: Record<string, unknown>,
   records: { one: string; many: string },
@@ -2340,9 +2352,6 @@ function codeOf(value: unknown): string | undefined {
   return typeof entry?.[1] === "string" ? entry[1] : undefined;
 }
 
-/** Fields whose values are references, said as written whatever they look like. */
-const REFERENCE_FIELD = /(^|_)(id|ids|code|codes|number|numbers|ref|reference|sku|key|token)$|Id$/;
-
 /**
  * A value of an answer as a report says it: money to the cent, a list of plain values joined, a
  * code in words ("status pending move in") but in a field that holds references.
@@ -2353,11 +2362,11 @@ function spokenAnswer(value: unknown, field: string, sayCode: SayCode): string {
     return value
       .map((v) =>
         v !== null && typeof v === "object" && !Array.isArray(v)
-          ? `(${spoken(v)})`
+          ? `(${spoken(v, sayCode)})`
           : spokenAnswer(v, field, sayCode),
       )
       .join(" and ");
-  if (value !== null && typeof value === "object") return spoken(value);
+  if (value !== null && typeof value === "object") return spoken(value, sayCode);
   if (typeof value === "number" && !Number.isInteger(value)) return value.toFixed(2);
   return typeof value === "string" && !REFERENCE_FIELD.test(field) ? sayCode(value) : String(value);
 }

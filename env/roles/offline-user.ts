@@ -128,6 +128,7 @@ export class OfflineUser {
   /** The goal's choices from a list, and those already put right in a read-back. */
   readonly #choices: ReadonlyMap<string, string>;
   readonly #putRight = new Set<string>();
+  /** Whether a read-back proposes a change other than the one the person came for. */
   readonly #otherChange: (text: string) => boolean;
 
   constructor(persona: Persona, seed: number, knows: PersonKnowledge = {}) {

@@ -21,6 +21,13 @@ export function spokenWords(name: string): string {
 /** A code of lower-case words joined by underscores (`pending_move_in`): never an id, which holds a digit. */
 const CODE = /^[a-z]+(?:_[a-z]+)+$/;
 
+/** Codes standing alone in text: not part of an email, a path or a longer token (`jane_doe.smith@x.com`). */
+export const CODES_IN_TEXT = /(?<![\w@./-])[a-z]+(?:_[a-z]+)+(?![\w@/-]|\.\w)/g;
+
+/** A field that names a record, said as written: `flight_number`, `item_id`, `plan_code`, `username`. */
+export const REFERENCE_FIELD =
+  /(^|_)(id|ids|code|codes|number|numbers|ref|reference|sku|key|token|username|login|handle|slug)$|(Id|Number|Code)$/;
+
 /** A code as a person hears it (`pending_move_in` → `pending move in`); any other value as written. */
 export function codeInWords(value: string): string {
   return CODE.test(value) ? value.replace(/_/g, " ") : value;

@@ -286,7 +286,8 @@ class RecordMaker {
     const stay = this.#stays.get(entity.name);
     if (stay && !listed) stayInShape(record, this.rng, stay);
     creationAliases(record);
-    if (!entity.isPerson) datesForState(record, record[entity.idField] as string);
+    if (!entity.isPerson)
+      datesForState(record, record[entity.idField] as string, timetabled(entity));
     return record;
   }
 
@@ -317,22 +318,25 @@ class RecordMaker {
    * What a record lists of a catalog's records is of those records: a reservation's `flights`,
    * each with a `flight_number`, are flights the world has, with their own dates, so a seat for
    * one of them, or its status, is found. A record whose state puts its event ahead of today (a
-   * scheduled reservation) lists those still to come where there are any, one behind it those gone.
+   * scheduled reservation) lists those still to come where there are any, one behind it those gone;
+   * and no record is listed twice while others are left.
    */
   #fromCatalogs(record: WorldRecord): void {
     const when = typeof record.status === "string" ? whenOf(record.status) : null;
+    const taken = new Set<WorldRecord>();
     for (const value of Object.values(record)) {
       if (!Array.isArray(value)) continue;
       for (const item of value) {
         if (item === null || typeof item !== "object" || Array.isArray(item)) continue;
         const listed = item as WorldRecord;
-        for (const catalog of this.#catalogsByIdField()) {
+        for (const catalog of this.#catalogEntities()) {
           if (!Object.hasOwn(listed, catalog.idField)) continue;
-          const made = [...this.store.all(catalog.name)];
+          const made = [...this.store.all(catalog.name)].filter((c) => !taken.has(c));
           const agreeing = made.filter((c) => sameSide(c, listed, when));
           const pool = agreeing.length > 0 ? agreeing : made;
           if (pool.length === 0) continue;
           const chosen = this.rng.pick(pool);
+          taken.add(chosen);
           for (const key of Object.keys(listed))
             if (Object.hasOwn(chosen, key) && typeof chosen[key] !== "object")
               listed[key] = chosen[key];
@@ -341,14 +345,14 @@ class RecordMaker {
     }
   }
 
-  #catalogIdFields: EntityModel[] | null = null;
+  #rootCatalogs: EntityModel[] | null = null;
 
-  /** The root catalogs (flights, products), each known by its id field. */
-  #catalogsByIdField(): EntityModel[] {
-    this.#catalogIdFields ??= [...this.model.entities.values()].filter(
+  /** The catalogs that are no other record's part (flights, products). */
+  #catalogEntities(): EntityModel[] {
+    this.#rootCatalogs ??= [...this.model.entities.values()].filter(
       (e) => e.catalog && e.parent === null && !e.isPerson,
     );
-    return this.#catalogIdFields;
+    return this.#rootCatalogs;
   }
 
   /** The names each catalog's records have so far. */
@@ -432,6 +436,11 @@ class RecordMaker {
       entity.name,
     );
   }
+}
+
+/** Whether an entity's records are scheduled events (a flight may be `scheduled`): on time or delayed, still to come. */
+function timetabled(entity: EntityModel): boolean {
+  return entity.statuses.usable.some((s) => /^(scheduled|upcoming)$/.test(s));
 }
 
 /**
@@ -533,7 +542,7 @@ class Subject {
         if (!target) return { note: "no record with a status to make final" };
         target.record.status = this.#rng.pick(target.entity.statuses.terminal);
         heldAsDrawn(target.entity, target.record, this.#rng);
-        datesForState(target.record, idOf(target.record, target.entity));
+        datesForState(target.record, idOf(target.record, target.entity), timetabled(target.entity));
         this.#store.changed(target.entity.name, target.record);
         return {
           terminal: {
@@ -605,7 +614,11 @@ class Subject {
       wanted.length > 0 ? wanted : fitting.length > 0 ? fitting : target.entity.statuses.usable,
     );
     heldAsDrawn(target.entity, target.record, this.#rng);
-    datesForState(target.record, target.record[target.entity.idField] as string);
+    datesForState(
+      target.record,
+      target.record[target.entity.idField] as string,
+      timetabled(target.entity),
+    );
     this.#store.changed(target.entity.name, target.record);
   }
 

@@ -949,9 +949,13 @@ export class WorldModel {
     for (const model of this.tools.values()) {
       if (model.kind !== "read_one" && model.kind !== "read_many") continue;
       const entity = this.entities.get(model.entity) as EntityModel;
-      for (const field of model.view ?? [])
-        if (entity.fields.has(field) && entity.fields.get(field) === undefined)
-          entity.fields.set(field, saidChoices(model.tool.description, field));
+      for (const field of model.view ?? []) {
+        if (!entity.fields.has(field) || entity.fields.get(field) !== undefined) continue;
+        const said = saidChoices(model.tool.description, field);
+        // "address (street, city, postcode)" names the parts it holds, not choices of it.
+        const parts = said?.enum?.some((c) => typeof c === "string" && entity.fields.has(c));
+        if (said && !parts) entity.fields.set(field, said);
+      }
     }
     for (const model of this.tools.values()) {
       for (const [param, example] of model.examples) {
@@ -1700,8 +1704,9 @@ const UNIT_WORD =
  * "status (active, lapsed, cancelled)"), as a closed set, when it gives two to eight of them.
  */
 function saidChoices(description: string, field: string): SchemaFragment | undefined {
-  // A measure (`seat_usage (used/paid)`) is a figure of figures, not a choice.
-  if (MEASURE_FIELD.test(field)) return undefined;
+  // A measure (`seat_usage (used/paid)`) is a figure of figures, not a choice; a person's detail
+  // or a place (`address (street, city, postcode)`) is made of parts.
+  if (MEASURE_FIELD.test(field) || identityKey(field) !== null) return undefined;
   const name = field.split("_").map(regexLiteral).join("[\\s_-]+");
   const bracket = new RegExp(`\\b${name}\\s*\\(([^()]{1,120})\\)`, "i").exec(description);
   if (!bracket) return undefined;

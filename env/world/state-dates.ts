@@ -7,6 +7,8 @@ const HAPPENED =
   /^(checked_out|completed|attended|no_show|delivered|fulfilled|picked_up|collected|dispensed|departed|landed|arrived|flown|used|past|finished)$/;
 /** States of an event still to come: its days are ahead of today (a flight on time or delayed too). */
 const AHEAD = /^(upcoming|scheduled|confirmed|booked|reserved|on_time|delayed)$/;
+/** States of a journey still to come, as a timetable says them. */
+const ON_THE_TIMETABLE = /^(on_time|delayed)$/;
 /** States of an event under way: it started, and has not ended. */
 const UNDERWAY = /^(checked_in|boarding|boarded|in_session)$/;
 /** The fields that date the event itself (a stay's check-in, an appointment's start), not the record. */
@@ -27,9 +29,10 @@ export function whenOf(status: string): "past" | "ahead" | "now" | null {
  * Moves a record's event days, all by the same whole number of days, so they agree with its state:
  * a stay `checked_out` ended before today, an appointment `scheduled` starts after it, a guest
  * `checked_in` is between check-in and check-out. How far is drawn from the record's id, so the
- * world's other draws stay as they were.
+ * world's other draws stay as they were. `timetabled`: the record's kind is scheduled (a flight),
+ * so on time or delayed it is still to come.
  */
-export function datesForState(record: WorldRecord, id: string): void {
+export function datesForState(record: WorldRecord, id: string, timetabled = false): void {
   const status = record.status;
   if (typeof status !== "string") return;
   const when = whenOf(status);
@@ -38,12 +41,14 @@ export function datesForState(record: WorldRecord, id: string): void {
     (f) => EVENT.test(f) && typeof record[f] === "string" && ISO_DAY.test(record[f] as string),
   );
   if (fields.length === 0) return;
-  // A bare `date` of a confirmed payment or order is when it was made: only a record that is an
-  // event (`upcoming`, `scheduled`) or has an event's days (a stay, a start) is ahead.
+  // A bare `date` of a confirmed payment or order is when it was made, and of a delayed order too:
+  // only a record that is an event (`upcoming`, `scheduled`, a flight of a timetable on time or
+  // delayed) or has an event's days (a stay, a start) is ahead.
   if (
     when === "ahead" &&
     fields.every((f) => f === "date") &&
-    !/^(upcoming|scheduled|on_time|delayed)$/.test(status)
+    !/^(upcoming|scheduled)$/.test(status) &&
+    !(timetabled && ON_THE_TIMETABLE.test(status))
   )
     return;
   const days = fields.map((f) => Date.parse((record[f] as string).slice(0, 10)));

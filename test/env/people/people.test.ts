@@ -373,6 +373,32 @@ describe("the goal's objects that name what the record lists", () => {
         expect(flights, `seed ${seed}`).toContain(seat.flight_number);
     }
   });
+
+  it("but not what replaces it: new flights are not the ones the reservation has", async () => {
+    const airline = await Agent.load("test/fixtures/specs/airline.json");
+    let asked = 0;
+    for (let seed = 0; seed < 8; seed++) {
+      const world = createWorld({
+        spec: airline,
+        situation: situationOf(airline, { tool: "change_flights" }, seed),
+        seed,
+      });
+      const goal = goalOf(world, new Rng(seed, "goal"));
+      const reservation = [...world.store.all("reservation")].find(
+        (r) => r.reservation_id === goal.arguments.reservation_id,
+      );
+      const had = new Set(
+        ((reservation?.flights ?? []) as { flight_number: string }[]).map((f) => f.flight_number),
+      );
+      const wanted = (goal.arguments.new_flights ?? []) as { flight_number: string }[];
+      if (wanted.length > 0) asked++;
+      expect(
+        wanted.every((f) => had.has(f.flight_number)),
+        `seed ${seed}`,
+      ).toBe(false);
+    }
+    expect(asked).toBeGreaterThan(0);
+  });
 });
 
 describe("the goal of a lookup in a world that emptied the person's records", () => {

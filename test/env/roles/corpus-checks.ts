@@ -7,7 +7,7 @@ import { IdentifierReader } from "../../../env/text/identifiers.ts";
 import { awaitsGoAhead } from "../../../env/text/phrases.ts";
 import { needsConfirmation } from "../../../env/text/reading.ts";
 import { spokenName } from "../../../env/text/slots.ts";
-import { saysValue, snake } from "../../../env/util/names.ts";
+import { CODES_IN_TEXT, saysValue, snake } from "../../../env/util/names.ts";
 import { propertiesOf, WorldModel } from "../../../env/world/model.ts";
 import { DEFAULTS } from "../../../spec/index.ts";
 import {
@@ -23,9 +23,6 @@ import {
   strings,
   summary,
 } from "./corpus-runs.ts";
-
-/** Lower-case words joined by underscores, standing alone: a code as the world writes it (`no_show`). */
-const SNAKE_CODE = /(?<![\w@.-])[a-z]+(?:_[a-z]+)+(?![\w@-])/g;
 
 /**
  * The offline roles' checks over runs of corpus specs, each bound applying to the specs given:
@@ -71,7 +68,7 @@ export function corpusChecks(specs: readonly string[]): void {
             for (const message of row.messages.slice(startOf(row))) {
               if (message.role !== "assistant" || typeof message.content !== "string") continue;
               said++;
-              for (const code of message.content.match(SNAKE_CODE) ?? [])
+              for (const code of message.content.match(CODES_IN_TEXT) ?? [])
                 if (!ids.read(code).includes(code))
                   cases.push(
                     `${path} ${row.task_id}: "${code}" in ${message.content.slice(0, 120)}`,

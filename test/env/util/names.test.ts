@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { codeInWords, saysValue } from "../../../env/util/names.ts";
+import { CODES_IN_TEXT, codeInWords, saysValue } from "../../../env/util/names.ts";
 
 describe("codes of the world's, as a person hears them", () => {
   it("says a code of lower-case words in words, and any other value as written", () => {
@@ -16,5 +16,13 @@ describe("codes of the world's, as a person hears them", () => {
     expect(saysValue(said, "ORD-1")).toBe(true);
     expect(saysValue(said, "waiting_on_payment")).toBe(false);
     expect(saysValue("order ord 1", "ord_1")).toBe(false);
+  });
+});
+
+describe("codes standing alone in text", () => {
+  it("are found as words, never inside an email, a path or a longer token", () => {
+    const text =
+      "appointment APT-1 is no_show; write to jane_doe.smith@x.com or see /docs/no_show_policy, code ws_abc_1";
+    expect(text.match(CODES_IN_TEXT)).toEqual(["no_show"]);
   });
 });

@@ -52,8 +52,11 @@ describe("a catalog's records", () => {
       const flights = new Map(
         [...world.store.all("flight")].map((f) => [f.flight_number, f] as const),
       );
-      for (const reservation of world.store.all("reservation"))
-        for (const leg of (reservation.flights ?? []) as Record<string, unknown>[]) {
+      for (const reservation of world.store.all("reservation")) {
+        const legs = (reservation.flights ?? []) as Record<string, unknown>[];
+        // No flight twice in one reservation.
+        expect(new Set(legs.map((l) => l.flight_number)).size, `seed ${seed}`).toBe(legs.length);
+        for (const leg of legs) {
           const flight = flights.get(leg.flight_number);
           expect(flight, `seed ${seed} ${String(leg.flight_number)}`).toBeDefined();
           if (leg.date !== undefined) expect(leg.date).toBe(flight?.date);
@@ -62,6 +65,7 @@ describe("a catalog's records", () => {
             expect(String(leg.date) >= TODAY, `seed ${seed} ${String(leg.date)}`).toBe(true);
           listed++;
         }
+      }
     }
     expect(listed).toBeGreaterThan(10);
   });

@@ -30,13 +30,17 @@ describe("a record's event days agree with its state", () => {
         status,
         date: status === "landed" ? "2026-08-02" : "2026-02-02",
       };
-      datesForState(flight, `BC-${status}`);
+      datesForState(flight, `BC-${status}`, true);
       return String(flight.date);
     };
     expect(day("on_time") > TODAY).toBe(true);
     expect(day("delayed") > TODAY).toBe(true);
     expect(day("boarding")).toBe(TODAY);
     expect(day("landed") < TODAY).toBe(true);
+    // An order delayed keeps the day it was made: orders keep no timetable.
+    const order: WorldRecord = { status: "delayed", date: "2026-02-02" };
+    datesForState(order, "ORD-1");
+    expect(order.date).toBe("2026-02-02");
   });
 
   it("an appointment scheduled starts after today, its time of day kept", () => {
