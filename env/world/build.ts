@@ -9,13 +9,13 @@ import { Rng } from "../rng.ts";
 import { copyData } from "../util/copy.ts";
 import { keyed } from "../util/lookup.ts";
 import { snake } from "../util/names.ts";
-import { DAY, isoDay, WORLD_TODAY } from "./dates.ts";
+import { DAY, ISO_DAY, isoDay, WORLD_TODAY } from "./dates.ts";
 import { heldAsDrawn, totalOwed } from "./draws.ts";
 import { type Identity, identityKey, PLACE_DETAILS } from "./identity.ts";
 import { uniqueId } from "./ids.ts";
 import type { EntityModel, ToolModel, WorldModel } from "./model.ts";
 import { patternCheck } from "./pattern.ts";
-import { datesForState, whenOf } from "./state-dates.ts";
+import { datesForState, timetabled, whenOf } from "./state-dates.ts";
 import { inState, meets } from "./statuses.ts";
 import { newRecord, Store } from "./store.ts";
 import {
@@ -287,7 +287,7 @@ class RecordMaker {
     if (stay && !listed) stayInShape(record, this.rng, stay);
     creationAliases(record);
     if (!entity.isPerson)
-      datesForState(record, record[entity.idField] as string, timetabled(entity));
+      datesForState(record, record[entity.idField] as string, timetabled(entity.statuses.usable));
     return record;
   }
 
@@ -438,11 +438,6 @@ class RecordMaker {
   }
 }
 
-/** Whether an entity's records are scheduled events (a flight may be `scheduled`): on time or delayed, still to come. */
-function timetabled(entity: EntityModel): boolean {
-  return entity.statuses.usable.some((s) => /^(scheduled|upcoming)$/.test(s));
-}
-
 /**
  * Whether a catalog's record has its days where a state wants them: every day it shares with the
  * listed item (a flight's `date`) ahead of today for `ahead`, behind it for `past`.
@@ -452,7 +447,7 @@ function sameSide(record: WorldRecord, listed: WorldRecord, when: string | null)
   const today = isoDay(WORLD_TODAY);
   return Object.keys(listed).every((key) => {
     const day = record[key];
-    if (typeof day !== "string" || !/^\d{4}-\d{2}-\d{2}/.test(day)) return true;
+    if (typeof day !== "string" || !ISO_DAY.test(day)) return true;
     return when === "ahead" ? day.slice(0, 10) >= today : day.slice(0, 10) < today;
   });
 }
@@ -542,7 +537,11 @@ class Subject {
         if (!target) return { note: "no record with a status to make final" };
         target.record.status = this.#rng.pick(target.entity.statuses.terminal);
         heldAsDrawn(target.entity, target.record, this.#rng);
-        datesForState(target.record, idOf(target.record, target.entity), timetabled(target.entity));
+        datesForState(
+          target.record,
+          idOf(target.record, target.entity),
+          timetabled(target.entity.statuses.usable),
+        );
         this.#store.changed(target.entity.name, target.record);
         return {
           terminal: {
@@ -617,7 +616,7 @@ class Subject {
     datesForState(
       target.record,
       target.record[target.entity.idField] as string,
-      timetabled(target.entity),
+      timetabled(target.entity.statuses.usable),
     );
     this.#store.changed(target.entity.name, target.record);
   }

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from "../../spec/index.ts";
 import type { Rng } from "../rng.ts";
-import { DAY, isoDay, WORLD_TODAY } from "./dates.ts";
+import { DAY, ISO_DAY, isoDay, WORLD_TODAY } from "./dates.ts";
 
 /** How far from the world's today a date argument may fall, in whole days each way. */
 export interface DateWindow {
@@ -8,7 +8,6 @@ export interface DateWindow {
   future: number;
 }
 
-const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 /** A parameter that holds a day (`reading_date`, `move_out_date`, `effective_date`). */
 const DATE_PARAM = /(^|_)(date|day)$/;
 const NUMBERS: Record<string, number> = {

@@ -2,6 +2,8 @@
 export const WORLD_TODAY = Date.UTC(2026, 5, 15);
 /** A day in milliseconds. */
 export const DAY = 86_400_000;
+/** A value that starts with a day as `YYYY-MM-DD` (a date, or a timestamp). */
+export const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 /** Dates already written, by day since 1970: a world writes the same few hundred days again and again. */
 const days = new Map<number, string>();
 

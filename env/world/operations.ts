@@ -6,7 +6,7 @@ import { snake } from "../util/names.ts";
 import { type FieldFill, fitAnswer } from "./answer-shape.ts";
 import { calculate, formatResult } from "./calculator.ts";
 import { outsideWindow } from "./date-windows.ts";
-import { WORLD_TODAY } from "./dates.ts";
+import { ISO_DAY, WORLD_TODAY } from "./dates.ts";
 import { drawDown, drawnRecord, spentOff } from "./draws.ts";
 import { detailKey, identityKey } from "./identity.ts";
 import {
@@ -454,7 +454,6 @@ function change(ctx: CallContext): Outcome {
 /** A list's bounds on its records' dates: on or after, on or before a day. */
 const LOWER_BOUND = /^(since|after|not_before|on_or_after)$/;
 const UPPER_BOUND = /^(until|before|not_after|on_or_before)$/;
-const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 
 /** The fields that say when a record is dated, first to last. */
 const DATED = [/^date$/, /_date$/, /^(issued_at|created_at|created)$/];

@@ -1,12 +1,14 @@
 import type { WorldRecord } from "../../spec/index.ts";
 import { fnv1a } from "../util/hash.ts";
-import { DAY, isoDay, WORLD_TODAY } from "./dates.ts";
+import { DAY, ISO_DAY, isoDay, WORLD_TODAY } from "./dates.ts";
 
 /** States that say the event took place: its days are behind today. */
 const HAPPENED =
   /^(checked_out|completed|attended|no_show|delivered|fulfilled|picked_up|collected|dispensed|departed|landed|arrived|flown|used|past|finished)$/;
 /** States of an event still to come: its days are ahead of today (a flight on time or delayed too). */
 const AHEAD = /^(upcoming|scheduled|confirmed|booked|reserved|on_time|delayed)$/;
+/** States of an event itself, ahead of today however it is dated. */
+const EVENT_STATE = /^(upcoming|scheduled)$/;
 /** States of a journey still to come, as a timetable says them. */
 const ON_THE_TIMETABLE = /^(on_time|delayed)$/;
 /** States of an event under way: it started, and has not ended. */
@@ -14,9 +16,13 @@ const UNDERWAY = /^(checked_in|boarding|boarded|in_session)$/;
 /** The fields that date the event itself (a stay's check-in, an appointment's start), not the record. */
 const EVENT =
   /^(check_?in|check_?out|start|end|starts?_at|ends?_at|start_time|end_time|date|appointment_(date|time)|departure(_date|_time)?|arrival(_date|_time)?|scheduled_(for|at|date)|slot_start|travel_date|event_date|visit_date)$/;
-const ISO_DAY = /^\d{4}-\d{2}-\d{2}/;
 /** The most days an event is moved past today, so a changed world stays near it. */
 const NEAR = 60;
+
+/** Whether a kind of record may be an event itself (a flight `scheduled`): on time or delayed, still to come. */
+export function timetabled(usable: readonly string[]): boolean {
+  return usable.some((s) => EVENT_STATE.test(s));
+}
 
 /** Where a record in this state has its event: behind today, ahead of it, under way, or null if its state says not. */
 export function whenOf(status: string): "past" | "ahead" | "now" | null {
@@ -47,7 +53,7 @@ export function datesForState(record: WorldRecord, id: string, timetabled = fals
   if (
     when === "ahead" &&
     fields.every((f) => f === "date") &&
-    !/^(upcoming|scheduled)$/.test(status) &&
+    !EVENT_STATE.test(status) &&
     !(timetabled && ON_THE_TIMETABLE.test(status))
   )
     return;
