@@ -262,7 +262,8 @@ class RecordMaker {
       if (field === childField || field in record || entity.ownedLists.has(field)) continue;
       record[field] = valueFor(field, schema, ctx);
     }
-    if (entity.catalog) this.#namedApart(entity, record, ctx);
+    if (!entity.isPerson)
+      this.#namedApart(entity, record, ctx, entity.catalog ? "" : String(link?.[1] ?? ""));
     for (const field of entity.balanceFields) record[field] = money(this.rng, 250, 6000);
     if (entity.balanceFields.length > 1) {
       const [first, ...rest] = entity.balanceFields as [string, ...string[]];
@@ -355,21 +356,23 @@ class RecordMaker {
     return this.#rootCatalogs;
   }
 
-  /** The names each catalog's records have so far. */
-  readonly #catalogNames = new Map<string, Set<string>>();
+  /** The names records have so far, per catalog and per owner's (or parent's) records of an entity. */
+  readonly #namesTaken = new Map<string, Set<string>>();
 
   /**
-   * A catalog record is called what no other record of its catalog is, while its names last: a
-   * person who asks for "the Tundra property" means one, and a list that shows two of that name
-   * by chance leaves them guessing.
+   * A catalog record is called what no other record of its catalog is, and a person's record what
+   * none of theirs of its kind is, while the names last: a person who asks for "the Tundra
+   * property" or "my Harbor workspace" means one, and a list that shows two of that name by
+   * chance leaves them guessing. `holder` is the owner's or parent's id ("" for a catalog).
    */
-  #namedApart(entity: EntityModel, record: WorldRecord, ctx: ValueContext): void {
+  #namedApart(entity: EntityModel, record: WorldRecord, ctx: ValueContext, holder: string): void {
     if (typeof record.name !== "string") return;
     const schema = entity.fields.get("name");
-    let names = this.#catalogNames.get(entity.name);
+    const key = `${entity.name}\u0000${holder}`;
+    let names = this.#namesTaken.get(key);
     if (!names) {
       names = new Set();
-      this.#catalogNames.set(entity.name, names);
+      this.#namesTaken.set(key, names);
     }
     let name = record.name;
     for (let tries = 0; names.has(name) && tries < NAME_DRAWS; tries++) {

@@ -17,11 +17,11 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "d4695129bfa7b6a379e384ca765e90bc8b470c14f6b91acf061a220bc8c259fe",
   },
   "personal-finance": {
-    rows: "d5623c4b282159078b7863bd93c8d6bce241d1ae280c67c61a15080530e24a4b",
+    rows: "31967ab47784485bb67a2985d2ff10d8612d86d82b5d65d424fac8702fa4a487",
     meta: "ea75f28ca83c16ac2336270c762953ef1cb5c4676632132cdee9b7a6a9161fe7",
   },
   "retail-orders": {
-    rows: "5cef52b2a591bd6fee6ea6b86cecfb85092cfeec201d40ea3b004bb68f6f6826",
+    rows: "8ad7aec73fce9b5ee65447b560f16ba8cdf80f8a8e81de2b7e6d7ce9bc800346",
     meta: "78b122e8a5cc3db0bd62ed8e4a1ad10965f405183bb5d91049643534293cab84",
   },
 };
