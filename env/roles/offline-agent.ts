@@ -928,7 +928,7 @@ class ScriptedSession implements AgentSession {
     if (reader.kind === "read_many" && found === null && id !== undefined) {
       const record = `${spokenWords(intent.entity)} ${String(id)}`;
       if (DELETE_VERBS.has(intent.verb)) return ` The ${record} is no longer listed.`;
-      return ` The ${record} isn't among them${made ? `; it went through when I made it: ${made}` : ""}.`;
+      return ` The ${record} isn't among them${made ? `, but I've ${pastOf(intent)}, and the system confirmed it: ${made}` : ""}.`;
     }
     // A record the write only names (the workspace of the user whose MFA it reset) is not what it set.
     const set = new Set(
@@ -938,7 +938,7 @@ class ScriptedSession implements AgentSession {
       writtenIn(shown, set).length > 0 ||
       (intent.statusAfter !== null && String(shown.status ?? "").startsWith(intent.statusAfter));
     if (shows || !made) return "";
-    return ` It doesn't show the ${this.#setNames(intent)}; it went through when I made it: ${made}.`;
+    return ` It doesn't show the ${this.#setNames(intent)}, but I've ${pastOf(intent)}, and the system confirmed it: ${made}.`;
   }
 
   /** The record of a list the write in hand acted on, found by its id, or null. */

@@ -602,8 +602,9 @@ export class OfflineUser {
         "That can't be right, there should be something there. Can you check again?",
         "Nothing at all? I'm sure there is one. Could you look again?",
       ]);
-    // A report about something else (the booking when they asked for its invoice) is not an answer.
-    if (this.#about && !this.#about.test(text))
+    // A report about something else (the booking when they asked for its invoice) is not an answer,
+    // unless it is the read they asked for to be sure, and it shows what they asked for.
+    if (this.#about && !checked && !this.#about.test(text))
       return this.#impatient([
         `That's not what I asked about, though. I need to ${this.#goal()}.`,
         `Hmm, that isn't it. What I need is to ${this.#goal()}.`,

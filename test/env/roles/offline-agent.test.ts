@@ -832,7 +832,7 @@ describe("a doubt of a change no read can show", () => {
       (m) => m.role === "assistant" && /^Here's what I found/.test(m.content ?? ""),
     );
     expect(readBack?.content).toMatch(
-      /^Here's what I found on the user: .*\. It doesn't show the user mfa itself; it went through when I made it: /,
+      /^Here's what I found on the user: .*\. It doesn't show the user mfa itself, but I've reset the user mfa, and the system confirmed it: /,
     );
   });
 });
@@ -1111,7 +1111,7 @@ describe("a doubt after a write, checked by reading the record again", () => {
       '{"status":"accepted","units_since_last":17}',
     );
     expect(said).toMatch(
-      /doesn't show the reading; it went through when I made it: status accepted/,
+      /doesn't show the reading, but I've submitted the meter reading, and the system confirmed it: status accepted/,
     );
   });
 
@@ -1121,7 +1121,7 @@ describe("a doubt after a write, checked by reading the record again", () => {
       '{"sent":true}',
     );
     expect(said).toMatch(
-      /doesn't show the statement itself; it went through when I made it: sent true/,
+      /doesn't show the statement itself, but I've sent the statement, and the system confirmed it: sent true/,
     );
   });
 
@@ -1207,7 +1207,7 @@ describe("a doubt after a write, checked in the list that holds the record", () 
       '{"appointments":[],"count":0}',
     );
     expect(said).toMatch(
-      /The appointment APT-7QK29D isn't among them; it went through when I made it: .*status cancelled\./,
+      /The appointment APT-7QK29D isn't among them, but I've cancelled the appointment, and the system confirmed it: .*status cancelled\./,
     );
   });
 

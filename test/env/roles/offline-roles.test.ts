@@ -482,6 +482,22 @@ describe("the offline person", () => {
     ).toBe("done");
   });
 
+  it("who doubted a change is answered by a read of the record it was made on, which shows what they asked for", async () => {
+    // Reproduction: the reservation read to check an invoice sent repeated the company name the
+    // invoice was sent with, and the person, hearing no word of an invoice, asked for it again
+    // (hotel, 1 of 500 rows at seed 821).
+    expect(
+      await afterDoubt(
+        "test/fixtures/specs/hotel.json",
+        "send_invoice",
+        (a) =>
+          `Done, I've sent the invoice: reservation id ${a.reservation_id}, vat number ${a.vat_number}.`,
+        (a) =>
+          `Here's what I found on the reservation: reservation id ${a.reservation_id}, status checked out. It doesn't show the vat number, but the system confirmed it: reservation id ${a.reservation_id}, vat number ${a.vat_number}.`,
+      ),
+    ).toBe("done");
+  });
+
   it("who doubted a removal is answered by a list that no longer shows it", async () => {
     expect(
       await afterDoubt(
