@@ -14,7 +14,7 @@ import { givesGoAhead } from "../text/phrases.ts";
 import { intentOf, intentScores, needsConfirmation, untypo, wantsHuman } from "../text/reading.ts";
 import { fits, readValue, spokenName } from "../text/slots.ts";
 import { tellingWords } from "../text/telling.ts";
-import { swapTypos } from "../text/typos.ts";
+import { swapTypos, typoMender } from "../text/typos.ts";
 import { nameWords, verbOf } from "../tools.ts";
 import { fnv1a } from "../util/hash.ts";
 import { keyed, lookup } from "../util/lookup.ts";
@@ -56,6 +56,32 @@ const NOT_IT =
   /\b(that('?s| is)(n'?t| not) (it|what i (asked|meant|wanted|need))|not what i (asked|meant|wanted))\b/i;
 /** The person asking the agent to try again. */
 const TRY_AGAIN = /\btry (it )?again\b|\bplease try\b|\bone more time\b/i;
+/**
+ * The words of the person's asks the agent goes by (to try again, to double-check, that something
+ * is wrong or not what they meant), mended where they slipped: "That's not good enough. Try aagin"
+ * is a retry, not a dispute.
+ */
+const mendAsks = typoMender([
+  "again",
+  "please",
+  "double",
+  "check",
+  "actually",
+  "happened",
+  "worked",
+  "through",
+  "proof",
+  "system",
+  "shows",
+  "match",
+  "wrong",
+  "right",
+  "correct",
+  "asked",
+  "meant",
+  "wanted",
+  "thanks",
+]);
 /** Times the agent asks for one detail before it stops asking and says what it cannot do. */
 const MAX_ASKS = 2;
 /** A word and its one-swap typos ("frist"), as a pattern of whole words. */
@@ -149,6 +175,8 @@ class ScriptedSession implements AgentSession {
   readonly #unknownIds = new Set<string>();
   /** The calls made, by tool name and arguments. */
   readonly #made = new Set<string>();
+  /** Reads answered whole, by tool name and arguments, and how many times each. */
+  readonly #readsAnswered = new Map<string, number>();
   /** Lookups that found no one, by tool name and arguments: the same details would find no one again. */
   readonly #foundNoOne = new Set<string>();
   /** Values the person said were wrong. */
@@ -217,13 +245,15 @@ class ScriptedSession implements AgentSession {
   /** Takes in what the person just said: the request, details, a yes or a no, a choice. */
   #absorb(text: string, conversation: readonly ChatMessage[]): AgentTurn | null {
     const pending = this.#pending;
-    if (wantsHuman(text) && this.#handoffTool(text) && this.#intent?.kind !== "handoff") {
+    // What the person asks is read through their slips; what they say is kept as said.
+    const heard = mendAsks(text);
+    if (wantsHuman(heard) && this.#handoffTool(text) && this.#intent?.kind !== "handoff") {
       this.#intent = this.#handoffTool(text) as ToolModel;
       this.#pending = null;
       return null;
     }
     // Asked for someone else once the request is answered, with nobody to pass them to: say so.
-    if (wantsHuman(text) && !this.#handoffTool(text) && pending?.kind === "reported")
+    if (wantsHuman(heard) && !this.#handoffTool(text) && pending?.kind === "reported")
       return this.#say(
         "I'm sorry, there's no one I can pass you to from here, and I've done all I can on this. Is there anything else I can help you with?",
       );
@@ -245,11 +275,11 @@ class ScriptedSession implements AgentSession {
       // So is what the person says their record shows ("My status says suspended lost"): a state,
       // whatever action its words sound like.
       const other =
-        DOUBT.test(text) || SAYS_OTHERWISE.test(text)
+        DOUBT.test(heard) || SAYS_OTHERWISE.test(heard)
           ? null
-          : this.#otherIntent(text, NOT_IT.test(text) ? 1 : 2);
+          : this.#otherIntent(text, NOT_IT.test(heard) ? 1 : 2);
       // "Thanks, but I still need…" is a request; "No, thanks" is a goodbye.
-      if (other && !/^\W*(no|nope|that'?s (all|everything)|thanks)\b(?!,?\s*but\b)/i.test(text)) {
+      if (other && !/^\W*(no|nope|that'?s (all|everything)|thanks)\b(?!,?\s*but\b)/i.test(heard)) {
         this.#intent = other;
         this.#completed = this.#done.has(other);
         this.#confirmed = false;
@@ -260,7 +290,7 @@ class ScriptedSession implements AgentSession {
       }
       // A dispute of what was reported ("my status says pending") is answered, not acted on; a
       // request carried out is not carried out twice.
-      if (DISPUTE.test(text) || this.#completed) return null;
+      if (DISPUTE.test(heard) || this.#completed) return null;
       // A corrected id (the right one after one that was not found) reopens the request, and a
       // reopened write needs a new yes.
       const before = new Map(this.#args);
@@ -425,21 +455,22 @@ class ScriptedSession implements AgentSession {
     const tool = this.#intent;
     if (this.#pending?.kind === "reported") {
       const last = conversation.at(-1);
-      if (last?.role === "user" && DOUBT.test(last.content)) return this.#recheck();
-      if (last?.role === "user" && TRY_AGAIN.test(last.content) && this.#unsureWrite)
-        return this.#notTwice();
+      // The person's ask, read through their slips ("Try aagin").
+      const heard = last?.role === "user" ? mendAsks(last.content) : null;
+      if (heard !== null && DOUBT.test(heard)) return this.#recheck();
+      if (heard !== null && TRY_AGAIN.test(heard) && this.#unsureWrite) return this.#notTwice();
       // "Try again" after a refusal the world will repeat (a closed ticket) is answered, not retried.
       if (
-        last?.role === "user" &&
-        TRY_AGAIN.test(last.content) &&
+        heard !== null &&
+        TRY_AGAIN.test(heard) &&
         this.#lastError &&
         !RETRYABLE.has(this.#lastError)
       )
         return this.#restated(tool ?? (this.#intent as ToolModel), conversation);
       // Every lookup already found no one with the details given: asking for them again finds no one again.
       if (
-        last?.role === "user" &&
-        TRY_AGAIN.test(last.content) &&
+        heard !== null &&
+        TRY_AGAIN.test(heard) &&
         this.#identified === "no" &&
         this.#lookups().every((l) => this.#lookupsTried.has(l.tool.name))
       )
@@ -447,7 +478,7 @@ class ScriptedSession implements AgentSession {
           "I've searched with every detail you gave me and found no account, so there's nothing more I can do on this here.",
           "I've already looked with all the details you gave and there's no account that matches, so there's nothing more I can do on this here.",
         );
-      if (last?.role === "user" && TRY_AGAIN.test(last.content) && this.#retries < 1) {
+      if (heard !== null && TRY_AGAIN.test(heard) && this.#retries < 1) {
         // "Please try again": the agent starts over once, asking afresh for what it could not find.
         this.#retries++;
         this.#pending = null;
@@ -461,7 +492,8 @@ class ScriptedSession implements AgentSession {
           for (const p of Object.keys(propertiesOf(tool))) this.#args.delete(p);
         return this.#next(conversation);
       }
-      if (last?.role === "user" && DISPUTE.test(last.content)) return this.#explain(last.content);
+      if (last?.role === "user" && heard !== null && DISPUTE.test(heard))
+        return this.#explain(last.content);
       if (last?.role === "user" && tool && intentOf(this.#model, last.content) === tool)
         return this.#restated(tool, conversation);
       return this.#say(
@@ -818,6 +850,9 @@ class ScriptedSession implements AgentSession {
     if ((error && RETRYABLE.has(error)) || (unreadable && reads)) {
       if (this.#attempts < 2 && call)
         return this.#call(tool, call.purpose, undefined, call.listingFor);
+    } else if (reads) {
+      const key = this.#callKey(tool);
+      this.#readsAnswered.set(key, (this.#readsAnswered.get(key) ?? 0) + 1);
     }
     if (body && !error) {
       this.#learnIds(body, tool);
@@ -1355,14 +1390,20 @@ class ScriptedSession implements AgentSession {
     );
   }
 
-  /** The request read again, once: a read itself, a write by the tool that reads its record; null when neither can be. */
+  /**
+   * The request read again, once: a read itself, a write by the tool that reads its record; null
+   * when neither can be, or when that read was already answered twice with these details (a third
+   * would only say the same again).
+   */
   #readAgain(): AgentTurn | null {
     const tool = this.#intent as ToolModel;
     const reads = tool.kind === "read_one" || tool.kind === "read_many";
-    if (reads && this.#missing(tool).length === 0 && this.#rechecks++ < 1)
-      return this.#call(tool, "goal");
+    const fresh = (reader: ToolModel) =>
+      this.#missing(reader).length === 0 &&
+      (this.#readsAnswered.get(this.#callKey(reader)) ?? 0) < 2;
+    if (reads && fresh(tool) && this.#rechecks++ < 1) return this.#call(tool, "goal");
     const reader = this.#reader(tool);
-    if (reader && reader !== tool && this.#missing(reader).length === 0 && this.#rechecks++ < 1)
+    if (reader && reader !== tool && fresh(reader) && this.#rechecks++ < 1)
       return this.#call(reader, "goal");
     return null;
   }

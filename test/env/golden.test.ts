@@ -21,8 +21,8 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "ea75f28ca83c16ac2336270c762953ef1cb5c4676632132cdee9b7a6a9161fe7",
   },
   "retail-orders": {
-    rows: "8ad7aec73fce9b5ee65447b560f16ba8cdf80f8a8e81de2b7e6d7ce9bc800346",
-    meta: "78b122e8a5cc3db0bd62ed8e4a1ad10965f405183bb5d91049643534293cab84",
+    rows: "a3fa877fcc7f370560442fdcce2953a1d02e1fbc00e588931872ce62d6247fdb",
+    meta: "016cab9ed744719a3d419ef58288bace88c700151a961924699542e4e6d4aac1",
   },
 };
 

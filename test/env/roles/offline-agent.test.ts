@@ -429,39 +429,59 @@ describe("a hand-off's level", () => {
       expect(JSON.parse(call?.function.arguments ?? "{}").urgency).toBe("urgent");
     }
   });
+
+  it("passes on what the person said as they said it, slips and all", async () => {
+    const spec = Agent.from({
+      name: "desk",
+      system_prompt: "You help customers.",
+      policy: [],
+      tools: [
+        mcpTool("transfer_to_human_agents", "Transfer the customer to a human agent.", {
+          summary: { type: "string" },
+        }),
+      ],
+    });
+    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+    const said = "Can you put me throguh to someone? And plaese actually cehck it worked!";
+    const { message } = await session.respond([
+      { role: "system", content: "You help customers." },
+      { role: "user", content: said },
+    ]);
+    const call = message.tool_calls?.[0];
+    expect(call?.function.name).toBe("transfer_to_human_agents");
+    expect(JSON.parse(call?.function.arguments ?? "{}").summary).toContain(said);
+  });
 });
 
 describe("a read asked again", () => {
-  it("with other details is looked up again with them, once", async () => {
-    const spec = Agent.from({
-      name: "workspaces",
-      system_prompt: "You help admins with their workspaces.",
-      policy: [],
-      tools: [
-        {
-          type: "function" as const,
-          function: {
-            name: "find_workspace",
-            description: "Find workspaces by the email address of one of their admins.",
-            parameters: {
-              type: "object" as const,
-              properties: { admin_email: { type: "string", format: "email" } },
-              required: ["admin_email"],
-            },
+  const spec = Agent.from({
+    name: "workspaces",
+    system_prompt: "You help admins with their workspaces.",
+    policy: [],
+    tools: [
+      {
+        type: "function" as const,
+        function: {
+          name: "find_workspace",
+          description: "Find workspaces by the email address of one of their admins.",
+          parameters: {
+            type: "object" as const,
+            properties: { admin_email: { type: "string", format: "email" } },
+            required: ["admin_email"],
           },
         },
-      ],
-    } as never);
+      },
+    ],
+  } as never);
+
+  /** A conversation that opens with `opening`; every read finds no workspace. */
+  const play = (opening: string) => {
     const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
     const conversation: ChatMessage[] = [
       { role: "system", content: "You help admins with their workspaces." },
-      { role: "user", content: "I want to find my workspace, with admin email ada@analytical.org" },
+      { role: "user", content: opening },
     ];
     const emails: string[] = [];
-    const ask = async (content: string) => {
-      conversation.push({ role: "user", content });
-      return step();
-    };
     const step = async (): Promise<void> => {
       const { message } = await session.respond(conversation);
       conversation.push(message);
@@ -476,10 +496,48 @@ describe("a read asked again", () => {
       });
       return step();
     };
+    const ask = async (content: string) => {
+      conversation.push({ role: "user", content });
+      await step();
+      return conversation.at(-1)?.content ?? "";
+    };
+    return { emails, step, ask, conversation };
+  };
+
+  it("with other details is looked up again with them, once", async () => {
+    const { emails, step, ask } = play(
+      "I want to find my workspace, with admin email ada@analytical.org",
+    );
     await step();
     await ask("I'm trying to find my workspace, with admin email grace@hopper.dev.");
     await ask("I'm trying to find my workspace, with admin email alan@turing.org.");
     expect(emails).toEqual(["ada@analytical.org", "grace@hopper.dev"]);
+  });
+
+  it("with the same details, then doubted, is not read a third time: the answer is told again", async () => {
+    // Reproduction: a lookup for another request found no workspace; asked for the workspace
+    // itself, then to check again, the agent read the same empty list a second and a third time
+    // (saas-admin, 1 of 500 rows at seed 401, a loop).
+    const saas = await Agent.load("test/fixtures/specs/saas-admin.json");
+    const { calls, asked } = await scripted(saas, "I'd like to see the invoices of my workspace.", {
+      tools: { find_workspace: '{"workspaces":[],"count":0,"total":0}' },
+      replies: [
+        [/email address/, "It's soren.iqbal@fastmail.com"],
+        [/workspace ID/, "I don't have a number for it, sorry."],
+        [
+          /couldn't find any workspaces/,
+          "What I need is simple: find my workspace with admin email soren.iqbal@fastmail.com",
+        ],
+        [
+          /0 workspaces\. Is there/,
+          "That can't be right, there should be something there. Can you check again?",
+        ],
+      ],
+      steps: 12,
+    });
+    const reads = calls.filter((c) => c.name === "find_workspace");
+    expect(reads.length, asked.join("\n")).toBe(2);
+    expect(asked.at(-1)).toMatch(/what the system answered|system's answer/);
   });
 });
 
@@ -1471,28 +1529,35 @@ describe("a doubt after a write, checked in the list that holds the record", () 
     expect(calls.at(-1)?.args).toMatchObject({ plan: "business", seats: 12 });
   });
 
-  it("never makes a write again whose answer came back unreadable: asked to try again, it says it may have gone through", async () => {
-    const pharmacy = await Agent.load("test/fixtures/specs/pharmacy.json");
-    const { calls, asked } = await scripted(
-      pharmacy,
-      "I'd like to refill my prescriptions for the store S6041 for my address addr_7171, with patient id pt_26530, with rx numbers RX-7629688 and RX-3962918, with fulfillment same day delivery.",
-      {
-        tools: {
-          find_patient_by_phone:
-            '{"patients":[{"patient_id":"pt_26530","name":"Tamsin Hoffmann","phone":"+1 (367) 555-9494"}]}',
-          refill_prescriptions: '{"prescription_id":"PRE-933805","patient_id":"pt_26',
+  it.each([
+    "That's not good enough. Try again!",
+    // A slip of the key ("aagin") is still a retry, not a dispute of what it said (saas-admin, 1 of 500 rows at seed 401).
+    "That's not good enough. Try aagin!",
+  ])(
+    "never makes a write again whose answer came back unreadable: asked to try again (%s), it says it may have gone through",
+    async (tryAgain) => {
+      const pharmacy = await Agent.load("test/fixtures/specs/pharmacy.json");
+      const { calls, asked } = await scripted(
+        pharmacy,
+        "I'd like to refill my prescriptions for the store S6041 for my address addr_7171, with patient id pt_26530, with rx numbers RX-7629688 and RX-3962918, with fulfillment same day delivery.",
+        {
+          tools: {
+            find_patient_by_phone:
+              '{"patients":[{"patient_id":"pt_26530","name":"Tamsin Hoffmann","phone":"+1 (367) 555-9494"}]}',
+            refill_prescriptions: '{"prescription_id":"PRE-933805","patient_id":"pt_26',
+          },
+          replies: [
+            [/phone/, "It's +1 (367) 555-9494."],
+            [/go ahead|proceed/, "Yes, do it."],
+            [/can't read/, tryAgain],
+          ],
+          steps: 10,
         },
-        replies: [
-          [/phone/, "It's +1 (367) 555-9494."],
-          [/go ahead|proceed/, "Yes, do it."],
-          [/can't read/, "That's not good enough. Try again!"],
-        ],
-        steps: 10,
-      },
-    );
-    expect(calls.filter((c) => c.name === "refill_prescriptions")).toHaveLength(1);
-    expect(asked.at(-1)).toMatch(/may well have gone through/);
-  });
+      );
+      expect(calls.filter((c) => c.name === "refill_prescriptions")).toHaveLength(1);
+      expect(asked.at(-1)).toMatch(/may well have gone through/);
+    },
+  );
 
   it("lists what is for anyone (the tariffs at a postcode) for a person it could not find", async () => {
     const energy = await Agent.load("test/fixtures/specs/utility-energy.json");
