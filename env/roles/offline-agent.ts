@@ -44,8 +44,10 @@ const LAST_WORDS = [
   "I've done all I can with this from here, I'm afraid.",
   "There's nothing further I can do on this one, sorry.",
 ];
-/** The person saying their own record shows otherwise: "doesn't match what I have", "my status says…". */
-const SAYS_OTHERWISE = /doesn'?t match|does not match|\bmy \w+( \w+)? says\b/i;
+/** The person saying their own record shows otherwise: "doesn't match what I have", "my status says…", "mine says…". */
+const SAYS_OTHERWISE = /doesn'?t match|does not match|\bmy \w+( \w+)? says\b|\bmine says\b/i;
+/** The detail a person says their record shows otherwise: "what does it show for the total?", "my total says…". */
+const DISPUTED_DETAIL = /(?:show for the|\bmy) ([a-z][a-z ]{0,40}?)(?:\?| says\b)/i;
 /** The person saying what the agent reported is not what they have. */
 const DISPUTE = new RegExp(
   `${SAYS_OTHERWISE.source}|that'?s (not|wrong)|isn'?t (right|correct)`,
@@ -203,8 +205,9 @@ class ScriptedSession implements AgentSession {
   #restatements = 0;
   /** A write whose answer could not be read may have gone through: it is checked, never made again. */
   #unsureWrite = false;
-  /** The last answer a tool gave, and what the agent last reported of it. */
-  #lastBody: Record<string, unknown> | null = null;
+  /** Details the person disputed that the agent said it cannot see (it never told them either). */
+  readonly #unseenDetails = new Set<string>();
+  /** What the agent last reported of a tool's answer. */
   #lastReport = "";
   /** The request's own call succeeded (or the agent said so): it is done, and not done again. */
   #completed = false;
@@ -493,7 +496,7 @@ class ScriptedSession implements AgentSession {
         return this.#next(conversation);
       }
       if (last?.role === "user" && heard !== null && DISPUTE.test(heard))
-        return this.#explain(last.content);
+        return this.#explain(last.content, conversation);
       if (last?.role === "user" && tool && intentOf(this.#model, last.content) === tool)
         return this.#restated(tool, conversation);
       return this.#say(
@@ -862,7 +865,6 @@ class ScriptedSession implements AgentSession {
         if (value !== undefined) this.#saw(entity, String(value));
       }
     }
-    if (body) this.#lastBody = body;
     if (call?.purpose === "lookup") return this.#afterLookup(tool, body, error, conversation);
     if (call?.purpose === "verify") return this.#afterVerify(tool, body, conversation);
     if (call?.purpose === "send" && !error) {
@@ -1316,16 +1318,58 @@ class ScriptedSession implements AgentSession {
   }
 
   /** The person disputes what was reported: say what the records show for what they mention. */
-  #explain(text: string): AgentTurn {
-    const body = this.#lastBody;
+  #explain(text: string, conversation: readonly ChatMessage[]): AgentTurn {
     const lower = text.toLowerCase();
-    const field = body
-      ? Object.keys(body).find((k) => lower.includes(spokenWords(k).toLowerCase()))
-      : undefined;
-    const shown =
-      field && body
-        ? `${spokenWords(field)} ${spokenAnswer(body[field], field, this.#sayCode)}`
-        : "what I told you";
+    const saidIn = (words: string, said: string) =>
+      new RegExp(`\\b${regexLiteral(words.toLowerCase())}\\b`).test(said.toLowerCase());
+    const held = new Set([...this.#args.values()].filter((v) => typeof v === "string"));
+    // The detail disputed, as the newest answer that has it shows it: the report's own, a record
+    // read before it (the order read before its items were returned), or the record in hand of a
+    // list (the account a lookup found).
+    let shown: string | null = null;
+    for (let i = conversation.length - 1; i >= 0 && shown === null; i--) {
+      const m = conversation[i];
+      if (m?.role !== "tool") continue;
+      const body = parsedJson(m.content);
+      if (body === null || typeof body !== "object" || Array.isArray(body)) continue;
+      const records = [body as Record<string, unknown>];
+      for (const value of Object.values(body)) {
+        if (!Array.isArray(value)) continue;
+        const listed = value.filter(
+          (item): item is Record<string, unknown> =>
+            item !== null && typeof item === "object" && !Array.isArray(item),
+        );
+        const inHand = listed.filter(
+          (item) =>
+            listed.length === 1 ||
+            Object.values(item).some((v) => typeof v === "string" && held.has(v)),
+        );
+        if (inHand.length === 1) records.push(inHand[0] as Record<string, unknown>);
+      }
+      for (const record of records) {
+        const field = Object.keys(record).find((k) => saidIn(spokenWords(k), lower));
+        if (field === undefined) continue;
+        shown = `${spokenWords(field)} ${spokenAnswer(record[field], field, this.#sayCode)}`;
+        break;
+      }
+    }
+    // A detail neither shown nor ever told is not said to be what was told: the agent says it
+    // cannot see it.
+    const detail = shown === null ? DISPUTED_DETAIL.exec(text)?.[1] : undefined;
+    const told =
+      detail !== undefined &&
+      !this.#unseenDetails.has(detail.toLowerCase()) &&
+      conversation.some(
+        (m) => m.role === "assistant" && typeof m.content === "string" && saidIn(detail, m.content),
+      );
+    if (detail !== undefined && !told) {
+      this.#unseenDetails.add(detail.toLowerCase());
+      return this.#say(
+        `I can't see the ${detail.toLowerCase()} in what the system gave me, so I can't tell you what it shows for it from here. Is there anything else I can help with?`,
+        `The system hasn't shown me the ${detail.toLowerCase()}, so I can't check it against yours from here. Anything else I can do?`,
+      );
+    }
+    shown ??= "what I told you";
     return this.#say(
       `I understand that's not what you have. What our system shows is ${shown}; I can only go by that here. Is there anything else I can help with?`,
       `I can see why that's confusing. The record I have shows ${shown}, and I can't change what it says from here. Anything else I can do?`,

@@ -614,9 +614,14 @@ export class OfflineUser {
       this.#claimed = true;
       this.#disputing = true;
       const [field, value] = claim;
-      return this.#impatient([
-        `That doesn't match what I have. My ${spokenWords(field)} says ${keep(codeInWords(String(value)))}.`,
-      ]);
+      const spoken = spokenWords(field);
+      const theirs = keep(codeInWords(String(value)));
+      // A report that says the detail is disputed; one that does not is asked about it.
+      return this.#impatient(
+        text.toLowerCase().includes(spoken.toLowerCase())
+          ? [`That doesn't match what I have. My ${spoken} says ${theirs}.`]
+          : [`And what does it show for the ${spoken}? Mine says ${theirs}.`],
+      );
     }
     return this.#satisfied();
   }

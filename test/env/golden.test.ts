@@ -17,7 +17,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "d4695129bfa7b6a379e384ca765e90bc8b470c14f6b91acf061a220bc8c259fe",
   },
   "personal-finance": {
-    rows: "31967ab47784485bb67a2985d2ff10d8612d86d82b5d65d424fac8702fa4a487",
+    rows: "a53742d506436167c00c1db8723dc89ee38970d0c64baeeb418e56e0afdbfb85",
     meta: "ea75f28ca83c16ac2336270c762953ef1cb5c4676632132cdee9b7a6a9161fe7",
   },
   "retail-orders": {

@@ -514,6 +514,22 @@ describe("a read asked again", () => {
     expect(emails).toEqual(["ada@analytical.org", "grace@hopper.dev"]);
   });
 
+  it("is not what a dispute of a detail every record it listed has is answered with: that was told", async () => {
+    const { asked } = await scripted(
+      spec,
+      "I want to find my workspaces, with admin email ada@analytical.org",
+      {
+        tools: {
+          find_workspace:
+            '{"workspaces":[{"workspace_id":"ws_1","name":"Harbor workspace","status":"active"},{"workspace_id":"ws_2","name":"Lumen workspace","status":"active"}],"count":2}',
+        },
+        replies: [[/anything else/, "That doesn't match what I have. My status says suspended."]],
+        steps: 3,
+      },
+    );
+    expect(asked.at(-1)).toMatch(/what I told you/);
+  });
+
   it("with the same details, then doubted, is not read a third time: the answer is told again", async () => {
     // Reproduction: a lookup for another request found no workspace; asked for the workspace
     // itself, then to check again, the agent read the same empty list a second and a third time
@@ -1473,6 +1489,38 @@ describe("a doubt after a write, checked in the list that holds the record", () 
       until: (name) => name === "get_invoice",
     });
     expect(calls.at(-1)).toEqual({ name: "get_invoice", args: { reservation_id: "HLD-ZNUHXK" } });
+  });
+
+  it("answers a detail the person's record shows otherwise from the answer that showed it, and says so where none did", async () => {
+    // Reproduction: asked "what does it show for the current balance?", the agent said "What our
+    // system shows is what I told you", having told nothing of it (telecom, 20 of 43 claims at seed 827).
+    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
+    const play = (claim: string) =>
+      scripted(telecom, "I'd like to check the usage of my line LN-14623105.", {
+        tools: {
+          lookup_account:
+            '{"accounts":[{"account_id":"846235501","account_holder_name":"Ines Roy","account_type":"consumer","current_balance":212.5,"status":"open"}],"count":1,"total":1}',
+          verify_account_pin: '{"account_id":"846235501","verified":true}',
+          get_line_usage:
+            '{"line_id":"LN-14623105","usage":"13.6 GB of data this billing cycle","status":"active"}',
+        },
+        replies: [
+          [/phone/, "It's 8155551693."],
+          [/pin|account/i, "The pin last four is 8075, account 846235501."],
+          [/anything else/, claim],
+        ],
+        steps: 8,
+      });
+    const shown = await play("And what does it show for the current balance? Mine says 300.00.");
+    expect(shown.asked.at(-1)).toMatch(/\bcurrent balance 212\.50?\b/);
+    const unseen = await play("And what does it show for the data allowance? Mine says 20 GB.");
+    // Disputed again, it still says it cannot see it, never that it told it.
+    const answers = unseen.asked.filter((m) => !/^Could you|^Here's what I found/.test(m));
+    expect(answers.length).toBeGreaterThan(1);
+    for (const answer of answers) {
+      expect(answer).toMatch(/(can't see|hasn't shown me) the data allowance/);
+      expect(answer).not.toMatch(/what I told you/);
+    }
   });
 
   it("answers what the person says their record shows ('My status says suspended lost') and never acts on its words", async () => {

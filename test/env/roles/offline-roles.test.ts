@@ -385,6 +385,49 @@ describe("the offline person", () => {
     expect(givesGoAhead(second)).toBe(false);
   });
 
+  it("whose record shows otherwise disputes a report that says the detail, and asks about one that does not", async () => {
+    // Reproduction: after "Done, I've cancelled the pending order: order id …, status cancelled",
+    // the person said "That doesn't match what I have. My total says 346.33", of a total never
+    // reported (online-store, 50 of 53 such claims at seed 827).
+    const store = await agentOf("test/fixtures/specs/online-store.json");
+    let claims = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      const setup = personOf(
+        store,
+        { tool: "cancel_pending_order", world: "conflicting_records" },
+        seed,
+      );
+      const claim = Object.entries(setup.persona.details.claims)[0];
+      if (!claim) continue;
+      const [field, value] = claim;
+      const order = String(setup.persona.goal.arguments.order_id);
+      const spoken = field.replace(/_/g, " ");
+      const plain = (text: string) => text.replace(/[\uE000\uE001]/g, "").toLowerCase();
+      const shown = await offlineUser
+        .start(setup)
+        .reply(
+          conversation(
+            `Done, I've cancelled the pending order: order id ${order}, ${spoken} 1.00, status cancelled. Is there anything else I can help you with?`,
+          ),
+        );
+      expect(plain(shown.content), `seed ${seed}`).toContain(`my ${spoken} says`);
+      const unshown = await offlineUser
+        .start(setup)
+        .reply(
+          conversation(
+            `Done, I've cancelled the pending order: order id ${order}, status cancelled. Is there anything else I can help you with?`,
+          ),
+        );
+      expect(plain(unshown.content), `seed ${seed}`).toMatch(
+        new RegExp(`show for the ${spoken}\\?+ mine says`),
+      );
+      expect(plain(unshown.content)).toContain(plain(String(value)).replace(/_/g, " "));
+      expect(plain(unshown.content)).not.toMatch(/doesn'?t match/);
+      claims++;
+    }
+    expect(claims).toBeGreaterThan(3);
+  });
+
   it("turns down a read-back of a change they never asked for, and says what they came for", async () => {
     // Reproduction: told "My status says suspended lost", the agent read a request to suspend the
     // line, and the person who came to add data said "Yes, do it!" to the suspension.
