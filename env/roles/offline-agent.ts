@@ -1717,21 +1717,43 @@ class ScriptedSession implements AgentSession {
       if (this.#args.has(param) && options.includes(this.#args.get(param))) continue;
       // A choice said whole ("about other") beats one a word of which turns up elsewhere
       // ("it failed" is no `verification_failed`).
+      // The records' own names ("claim" of `withdraw_submitted_claim`) are in every conversation
+      // about them: they tell no choice from another.
       const scored = options.map((o) => {
         const words = String(o)
           .toLowerCase()
           .split(/[_\s-]+/)
           .filter((w) => w.length > 2);
         // Whole words: "today" says no `same_day`.
-        const heard = words.filter((w) => new RegExp(`\\b${regexLiteral(w)}`).test(said)).length;
-        return { o, score: heard + (heard > 0 && heard === words.length ? 1 : 0) };
+        const heard = words.filter((w) => new RegExp(`\\b${regexLiteral(w)}`).test(said));
+        const telling = heard.filter((w) => !this.#recordNouns().has(w)).length;
+        const whole = telling > 0 && heard.length === words.length;
+        return { o, whole, score: telling + (whole ? 1 : 0) };
       });
       const best = scored.reduce((a, b) => (b.score > a.score ? b : a));
       const general = options.find((o) =>
         /general|other|customer|care|support|default/.test(String(o)),
       );
-      this.#args.set(param, best.score > 0 ? best.o : (general ?? options[0]));
+      // Asked for a person, that is the reason, unless another is named whole ("it failed when I
+      // did it myself" is no `verification_failed`).
+      const chosen =
+        best.score > 0 && (best.whole || !wantsHuman(said) || general === undefined)
+          ? best.o
+          : (general ?? options[0]);
+      this.#args.set(param, chosen);
     }
+  }
+
+  #nouns: ReadonlySet<string> | null = null;
+
+  /** The words of the spec's record names, singular and plural ("claim", "claims", "support", "ticket"). */
+  #recordNouns(): ReadonlySet<string> {
+    this.#nouns ??= new Set(
+      [...this.#model.entities.values()].flatMap((e) =>
+        [e.name, e.collection ?? ""].flatMap((n) => n.toLowerCase().split(/[_\s-]+/)),
+      ),
+    );
+    return this.#nouns;
   }
 
   /** The early hand-off slip: handing over before trying the tool, through the same steps as a hand-off asked for, so its call is well formed. */

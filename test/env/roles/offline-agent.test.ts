@@ -352,6 +352,46 @@ describe("the offline agent's slips", () => {
 });
 
 describe("a hand-off's choice", () => {
+  it("is the person's own request when they asked for someone, never one only a record's name or a stray word ties to the conversation", async () => {
+    // Reproduction: people who asked to speak to someone about a note on their claim were handed
+    // over for `withdraw_submitted_claim` ("claim"), then for `verification_failed` ("it failed";
+    // insurance-claims, 45 hand-offs in 500 rows at seed 829).
+    const spec = Agent.from({
+      name: "claims",
+      system_prompt: "You help policyholders with their claims.",
+      policy: [],
+      tools: [
+        mcpTool("get_claim", "Look up one claim by its id.", { claim_id: { type: "string" } }, [
+          "claim_id",
+        ]),
+        mcpTool(
+          "request_adjuster_callback",
+          "Hand the conversation to a human adjuster, who calls the customer back.",
+          {
+            reason: {
+              type: "string",
+              enum: ["injury", "withdraw_submitted_claim", "customer_request", "other"],
+            },
+            summary: { type: "string" },
+          },
+          ["reason", "summary"],
+        ),
+      ],
+    });
+    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+    const { message } = await session.respond([
+      { role: "system", content: "You help policyholders with their claims." },
+      {
+        role: "user",
+        content:
+          "It failed when I did it myself. I want to add a note to my claim CLM-2026-561598. Can I speak to someone who can?",
+      },
+    ]);
+    const call = message.tool_calls?.[0];
+    expect(call?.function.name).toBe("request_adjuster_callback");
+    expect(JSON.parse(call?.function.arguments ?? "{}").reason).toBe("customer_request");
+  });
+
   it("is the one said whole, not one a word of which turns up elsewhere", async () => {
     const spec = Agent.from({
       name: "callbacks",
