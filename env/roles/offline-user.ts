@@ -130,6 +130,7 @@ export class OfflineUser {
   readonly #putRight = new Set<string>();
   /** Whether a read-back proposes a change other than the one the person came for. */
   readonly #otherChange: (text: string) => boolean;
+  readonly #examples: ReadonlySet<string>;
 
   constructor(persona: Persona, seed: number, knows: PersonKnowledge = {}) {
     this.#persona = persona;
@@ -142,6 +143,7 @@ export class OfflineUser {
       : null;
     this.#choices = knows.choices ?? new Map();
     this.#otherChange = knows.otherChange ?? (() => false);
+    this.#examples = knows.examples ?? new Set();
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
     this.#behaviour = behaviourOf(persona.stance);
@@ -324,7 +326,7 @@ export class OfflineUser {
         typeof value === "string"
       ) {
         this.#misled = true;
-        const wrong = garble(value, this.#rng);
+        const wrong = garble(value, this.#rng, this.#examples);
         misstated.push(wrong);
         this.#lastSaid.set(param, wrong);
         parts.push(
@@ -754,15 +756,22 @@ function sameKind(a: string, b: string): boolean {
 }
 
 /** A near miss of an identifier: two digits swapped, the way people misread a number. */
-function garble(id: string, rng: Rng): string {
+function garble(id: string, rng: Rng, avoid: ReadonlySet<string>): string {
   const digits = [...id].map((c, i) => (/\d/.test(c) ? i : -1)).filter((i) => i >= 0);
   if (digits.length < 2) return `${id}0`;
-  const at = rng.int(digits.length - 1);
-  const [i, j] = [digits[at] as number, digits[at + 1] as number];
-  const chars = [...id];
-  if (chars[i] === chars[j]) chars[j] = String((Number(chars[j]) + 1) % 10);
-  else [chars[i], chars[j]] = [chars[j] as string, chars[i] as string];
-  return chars.join("");
+  // From a random pair on, the first mix-up that is no example of the spec's: the world refuses
+  // those as placeholders, and a person never misreads their id as the one on the form.
+  const start = rng.int(digits.length - 1);
+  for (let step = 0; step < digits.length - 1; step++) {
+    const at = (start + step) % (digits.length - 1);
+    const [i, j] = [digits[at] as number, digits[at + 1] as number];
+    const chars = [...id];
+    if (chars[i] === chars[j]) chars[j] = String((Number(chars[j]) + 1) % 10);
+    else [chars[i], chars[j]] = [chars[j] as string, chars[i] as string];
+    const wrong = chars.join("");
+    if (!avoid.has(wrong)) return wrong;
+  }
+  return `${id}0`;
 }
 
 /** What an offline person can tell from the spec: ids when they see them, what they came about, which details name records. */
@@ -778,6 +787,8 @@ export interface PersonKnowledge {
   after?: string | null;
   /** Whether a read-back proposes a change other than the one the person came for. */
   otherChange?: (text: string) => boolean;
+  /** The ids the spec gives as examples (`usr_01HZX4K8`), which no id the person mixes up becomes. */
+  examples?: ReadonlySet<string>;
 }
 
 /** The offline user model: each episode's person played by an {@link OfflineUser}. */
@@ -807,6 +818,7 @@ export const offlineUser: UserSimulator = {
       about: goalNouns(setup.agent, setup.persona.goal.tool),
       records: new Set(owned),
       choices,
+      examples: new Set([...model.entities.values()].flatMap((e) => [...e.exampleIds])),
       after: goal?.statusAfter ?? null,
       otherChange: (text) => {
         const proposed = intentOf(model, text);

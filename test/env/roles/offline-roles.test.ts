@@ -428,6 +428,27 @@ describe("the offline person", () => {
     expect(claims).toBeGreaterThan(3);
   });
 
+  it("who mixes up an id never mixes it up into one of the spec's examples", async () => {
+    // Reproduction: a confused admin's user id, two digits swapped, was the `usr_01HZX4K8` of the
+    // tool's description, and the world refused it as a placeholder (saas-admin, seed 839).
+    const saas = await agentOf("test/fixtures/specs/saas-admin.json");
+    const setup = personOf(saas, { tool: "support_ticket_create", stance: "confused" });
+    const own = String(setup.persona.details.ids.user_id);
+    const asked = conversation("Could you give me your user ID?");
+    const said = (examples: Set<string>) =>
+      new OfflineUser(setup.persona, 1, { examples })
+        .reply(asked)
+        .content.replace(/[\uE000\uE001]/g, "");
+    const idIn = (text: string) => /usr_\w+/.exec(text)?.[0];
+    const first = idIn(said(new Set()));
+    expect(first).toBeDefined();
+    expect(first).not.toBe(own);
+    const other = idIn(said(new Set([first as string])));
+    expect(other).toBeDefined();
+    expect(other).not.toBe(first);
+    expect(other).not.toBe(own);
+  });
+
   it("turns down a read-back of a change they never asked for, and says what they came for", async () => {
     // Reproduction: told "My status says suspended lost", the agent read a request to suspend the
     // line, and the person who came to add data said "Yes, do it!" to the suspension.
