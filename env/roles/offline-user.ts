@@ -155,6 +155,8 @@ export class OfflineUser {
       .reverse()
       .find((m) => m.role === "assistant" && typeof m.content === "string" && m.content.length > 0);
     const text = last && last.role === "assistant" ? (last.content as string) : "";
+    // What they said before this role spoke (the opening the writer wrote) is said already too.
+    for (const m of conversation) if (m.role === "user") this.#sent.add(m.content.toLowerCase());
     const turn = this.#answer(text);
     let content = renderStyled(turn.content, this.#persona.style, this.#rng);
     // The same words twice read as a script; a person says it another way, or gives up.

@@ -428,6 +428,22 @@ describe("the offline person", () => {
     expect(claims).toBeGreaterThan(3);
   });
 
+  it("never says their opening again word for word", async () => {
+    // Reproduction: told "All done" of a transfer that was refused, a person of clipped messages
+    // said their opening again as it was (personal-finance, 1 of 500 rows at seed 853, a loop).
+    const finance = await agentOf("examples/personal-finance.json");
+    const setup = personOf(finance, { tool: "transfer_funds", stance: "insistent" });
+    const told = say("All done: I've completed it. Is there anything else I can help you with?");
+    const after = (opening: string) =>
+      new OfflineUser(setup.persona, 1).reply([
+        { role: "system", content: "You are a support agent." },
+        { role: "user", content: opening },
+        told,
+      ]).content;
+    const next = after("Hello.");
+    expect(after(next).toLowerCase()).not.toBe(next.toLowerCase());
+  });
+
   it("who mixes up an id never mixes it up into one of the spec's examples", async () => {
     // Reproduction: a confused admin's user id, two digits swapped, was the `usr_01HZX4K8` of the
     // tool's description, and the world refused it as a placeholder (saas-admin, seed 839).
