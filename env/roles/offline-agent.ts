@@ -47,7 +47,11 @@ const LAST_WORDS = [
 /** The person saying their own record shows otherwise: "doesn't match what I have", "my status says…", "mine says…". */
 const SAYS_OTHERWISE = /doesn'?t match|does not match|\bmy \w+( \w+)? says\b|\bmine says\b/i;
 /** The detail a person says their record shows otherwise: "what does it show for the total?", "my total says…". */
-const DISPUTED_DETAIL = /(?:show for the|\bmy) ([a-z][a-z ]{0,40}?)(?:\?| says\b)/i;
+const DISPUTED_DETAIL = /(?:show for the|\bmy) ([a-z][\w' -]{0,40}?)(?:\?| says\b)/i;
+/** Words that join the parts of a choice's name ("fraud_and_security"), naming nothing. */
+const CONNECTORS = new Set(["and", "the", "for", "with", "from"]);
+/** A parameter that holds a record's id or number. */
+const ID_PARAM = /(^|_)(id|ids|number)$|[a-z](Id|Ids|Number)$/;
 /** The person saying what the agent reported is not what they have. */
 const DISPUTE = new RegExp(
   `${SAYS_OTHERWISE.source}|that'?s (not|wrong)|isn'?t (right|correct)`,
@@ -83,6 +87,14 @@ const mendAsks = typoMender([
   "meant",
   "wanted",
   "thanks",
+  "doesn",
+  "speak",
+  "human",
+  "transfer",
+  "connect",
+  "manager",
+  "someone",
+  "somebody",
 ]);
 /** Times the agent asks for one detail before it stops asking and says what it cannot do. */
 const MAX_ASKS = 2;
@@ -177,7 +189,10 @@ class ScriptedSession implements AgentSession {
   readonly #unknownIds = new Set<string>();
   /** The calls made, by tool name and arguments. */
   readonly #made = new Set<string>();
-  /** Reads answered whole, by tool name and arguments, and how many times each. */
+  /**
+   * Reads answered (not to be tried again), by tool name and arguments, and how many times each
+   * since the last write: a write makes every record worth reading again.
+   */
   readonly #readsAnswered = new Map<string, number>();
   /** Lookups that found no one, by tool name and arguments: the same details would find no one again. */
   readonly #foundNoOne = new Set<string>();
@@ -853,10 +868,10 @@ class ScriptedSession implements AgentSession {
     if ((error && RETRYABLE.has(error)) || (unreadable && reads)) {
       if (this.#attempts < 2 && call)
         return this.#call(tool, call.purpose, undefined, call.listingFor);
-    } else if (reads) {
+    } else if (reads && call) {
       const key = this.#callKey(tool);
       this.#readsAnswered.set(key, (this.#readsAnswered.get(key) ?? 0) + 1);
-    }
+    } else if (tool.kind === "change" || tool.kind === "create") this.#readsAnswered.clear();
     if (body && !error) {
       this.#learnIds(body, tool);
       // An id a call took and the world did not refuse is a real one, whatever the answer shows.
@@ -1321,52 +1336,79 @@ class ScriptedSession implements AgentSession {
   #explain(text: string, conversation: readonly ChatMessage[]): AgentTurn {
     const lower = text.toLowerCase();
     const saidIn = (words: string, said: string) =>
-      new RegExp(`\\b${regexLiteral(words.toLowerCase())}\\b`).test(said.toLowerCase());
-    const held = new Set([...this.#args.values()].filter((v) => typeof v === "string"));
-    // The detail disputed, as the newest answer that has it shows it: the report's own, a record
-    // read before it (the order read before its items were returned), or the record in hand of a
-    // list (the account a lookup found).
+      new RegExp(`\\b${regexLiteral(words.toLowerCase())}\\b`).test(said);
+    // The ids in hand (not a name or an email every record of the person shares).
+    const ids = new Set(
+      [...this.#args]
+        .filter(([param, value]) => typeof value === "string" && ID_PARAM.test(param))
+        .map(([, value]) => value as string),
+    );
+    // The detail disputed, as the newest answer that has it shows it: the record in hand of a list
+    // (the account a lookup found), the answer itself (its count and total are the list's, not a
+    // record's), or a record read before the report, for what no write since has shown.
     let shown: string | null = null;
+    const changed = new Set<string>();
     for (let i = conversation.length - 1; i >= 0 && shown === null; i--) {
       const m = conversation[i];
       if (m?.role !== "tool") continue;
       const body = parsedJson(m.content);
-      if (body === null || typeof body !== "object" || Array.isArray(body)) continue;
-      const records = [body as Record<string, unknown>];
-      for (const value of Object.values(body)) {
-        if (!Array.isArray(value)) continue;
-        const listed = value.filter(
-          (item): item is Record<string, unknown> =>
-            item !== null && typeof item === "object" && !Array.isArray(item),
+      const kind = this.#model.tools.get(m.name ?? "")?.kind;
+      const wrote = kind === "change" || kind === "create";
+      if (body !== null && typeof body === "object" && !Array.isArray(body)) {
+        const records: Record<string, unknown>[] = [];
+        let lists = false;
+        for (const value of Object.values(body)) {
+          if (!Array.isArray(value)) continue;
+          const listed = value.filter(
+            (item): item is Record<string, unknown> =>
+              item !== null && typeof item === "object" && !Array.isArray(item),
+          );
+          if (listed.length > 0) lists = true;
+          const inHand = listed.filter(
+            (item) =>
+              listed.length === 1 ||
+              Object.values(item).some((v) => typeof v === "string" && ids.has(v)),
+          );
+          if (inHand.length === 1) records.push(inHand[0] as Record<string, unknown>);
+        }
+        // A list's envelope (no id of its own) counts its records: its numbers are no record's.
+        const envelope = lists && !Object.keys(body).some((k) => ID_PARAM.test(k));
+        const own = Object.fromEntries(
+          Object.entries(body).filter(([, v]) => !envelope || typeof v !== "number"),
         );
-        const inHand = listed.filter(
-          (item) =>
-            listed.length === 1 ||
-            Object.values(item).some((v) => typeof v === "string" && held.has(v)),
-        );
-        if (inHand.length === 1) records.push(inHand[0] as Record<string, unknown>);
-      }
-      for (const record of records) {
-        const field = Object.keys(record).find((k) => saidIn(spokenWords(k), lower));
-        if (field === undefined) continue;
-        shown = `${spokenWords(field)} ${spokenAnswer(record[field], field, this.#sayCode)}`;
-        break;
+        records.push(own);
+        for (const record of records) {
+          const field = Object.keys(record).find(
+            (k) => !changed.has(k) && saidIn(spokenWords(k), lower),
+          );
+          if (field === undefined) continue;
+          shown = `${spokenWords(field)} ${spokenAnswer(record[field], field, this.#sayCode)}`;
+          break;
+        }
+        // What a write showed may have changed since the answers before it: those are not read for it.
+        if (wrote) for (const key of Object.keys(body)) changed.add(key);
       }
     }
-    // A detail neither shown nor ever told is not said to be what was told: the agent says it
-    // cannot see it.
-    const detail = shown === null ? DISPUTED_DETAIL.exec(text)?.[1] : undefined;
+    // A detail neither shown nor ever told (in a report, not in a question) is not said to be what
+    // was told: the agent says it cannot see it.
+    const detail = shown === null ? DISPUTED_DETAIL.exec(text)?.[1]?.toLowerCase() : undefined;
     const told =
       detail !== undefined &&
-      !this.#unseenDetails.has(detail.toLowerCase()) &&
+      !this.#unseenDetails.has(detail) &&
       conversation.some(
-        (m) => m.role === "assistant" && typeof m.content === "string" && saidIn(detail, m.content),
+        (m) =>
+          m.role === "assistant" &&
+          typeof m.content === "string" &&
+          m.content
+            .toLowerCase()
+            .split(/(?<=[.!?])\s+/)
+            .some((sentence) => !sentence.trim().endsWith("?") && saidIn(detail, sentence)),
       );
     if (detail !== undefined && !told) {
-      this.#unseenDetails.add(detail.toLowerCase());
+      this.#unseenDetails.add(detail);
       return this.#say(
-        `I can't see the ${detail.toLowerCase()} in what the system gave me, so I can't tell you what it shows for it from here. Is there anything else I can help with?`,
-        `The system hasn't shown me the ${detail.toLowerCase()}, so I can't check it against yours from here. Anything else I can do?`,
+        `I can't see the ${detail} in what the system gave me, so I can't tell you what it shows for it from here. Is there anything else I can help with?`,
+        `The system hasn't shown me the ${detail}, so I can't check it against yours from here. Anything else I can do?`,
       );
     }
     shown ??= "what I told you";
@@ -1687,7 +1729,7 @@ class ScriptedSession implements AgentSession {
     const asked = conversation
       .filter((m) => m.role === "user")
       .map((m) => m.content.trim())
-      .filter((text) => text !== "" && !wantsHuman(text))
+      .filter((text) => text !== "" && !wantsHuman(mendAsks(text)))
       .at(0);
     for (const param of tool.tool.parameters.required ?? []) {
       if (this.#args.has(param) || tool.idEntities.has(param)) continue;
@@ -1703,45 +1745,67 @@ class ScriptedSession implements AgentSession {
 
   /** Fills a tool's required choices (enums) the person would not name, by the words of the conversation. */
   #chooseEnums(tool: ToolModel, conversation: readonly ChatMessage[]): void {
-    const said = untypo(
+    let said = untypo(
       conversation
         .filter((m) => m.role === "user")
         .map((m) => m.content.toLowerCase())
         .join(" "),
       this.#model,
     );
+    // A detail's name the person said before its value ("with loss type home subsidence") names no
+    // choice (`large_loss`).
+    for (const label of this.#labels()) said = said.split(label).join(" ");
     for (const param of tool.tool.parameters.required ?? []) {
       const options = propertiesOf(tool)[param]?.enum;
       if (!Array.isArray(options) || options.length === 0) continue;
       // A value said for another tool's detail of that name ("because duplicate") is none of these.
       if (this.#args.has(param) && options.includes(this.#args.get(param))) continue;
-      // A choice said whole ("about other") beats one a word of which turns up elsewhere
-      // ("it failed" is no `verification_failed`).
-      // The records' own names ("claim" of `withdraw_submitted_claim`) are in every conversation
-      // about them: they tell no choice from another.
-      const scored = options.map((o) => {
-        const words = String(o)
-          .toLowerCase()
-          .split(/[_\s-]+/)
-          .filter((w) => w.length > 2);
-        // Whole words: "today" says no `same_day`.
-        const heard = words.filter((w) => new RegExp(`\\b${regexLiteral(w)}`).test(said));
-        const telling = heard.filter((w) => !this.#recordNouns().has(w)).length;
-        const whole = telling > 0 && heard.length === words.length;
-        return { o, whole, score: telling + (whole ? 1 : 0) };
-      });
+      const scored = options.map((o) => ({ o, score: this.#heardScore(String(o), said) }));
       const best = scored.reduce((a, b) => (b.score > a.score ? b : a));
       const general = options.find((o) =>
         /general|other|customer|care|support|default/.test(String(o)),
       );
-      // Asked for a person, that is the reason, unless another is named whole ("it failed when I
-      // did it myself" is no `verification_failed`).
-      const chosen =
-        best.score > 0 && (best.whole || !wantsHuman(said) || general === undefined)
-          ? best.o
-          : (general ?? options[0]);
-      this.#args.set(param, chosen);
+      this.#args.set(param, best.score > 0 ? best.o : (general ?? options[0]));
     }
+  }
+
+  /**
+   * How well the person's words name a choice: its telling words heard, whole words or their
+   * plurals ("today" is no `same_day`, "feeling" no `fee_waiver`), one more when all of it was
+   * said ("about complaints" beats the "care" of "taken care of" for `customer_care`). Either side
+   * of one said with "or" or "and" will do (`refund_or_credit`). A record's name ("claim" of
+   * `withdraw_submitted_claim`) is in every conversation about it and a state a record is in
+   * ("submitted", "failed") in many: they complete a choice but name none ("it failed" is no
+   * `verification_failed`).
+   */
+  #heardScore(option: string, said: string): number {
+    let best = 0;
+    for (const side of option.toLowerCase().split(/[_\s-]+(?:or|and)[_\s-]+/)) {
+      const words = side.split(/[_\s-]+/).filter((w) => w.length > 2 && !CONNECTORS.has(w));
+      const heard = new Set(
+        words.filter((w) => new RegExp(`\\b${regexLiteral(w)}(s|es)?\\b`).test(said)),
+      );
+      const telling = [...heard].filter((w) => !this.#recordNouns().has(w) && !/ed$/.test(w));
+      const needed = words.filter((w) => !/ed$/.test(w));
+      const whole = telling.length > 0 && needed.every((w) => heard.has(w));
+      best = Math.max(best, telling.length + (whole ? 1 : 0));
+    }
+    return best;
+  }
+
+  #labelWords: readonly string[] | null = null;
+
+  /** The spec's details named in more than one word, as the person says them ("loss type"). */
+  #labels(): readonly string[] {
+    this.#labelWords ??= [
+      ...new Set(
+        [...this.#model.tools.values()]
+          .flatMap((t) => Object.keys(propertiesOf(t)))
+          .map((param) => spokenName(param).toLowerCase())
+          .filter((label) => label.includes(" ")),
+      ),
+    ].sort();
+    return this.#labelWords;
   }
 
   #nouns: ReadonlySet<string> | null = null;

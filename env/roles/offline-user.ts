@@ -620,9 +620,10 @@ export class OfflineUser {
       const [field, value] = claim;
       const spoken = spokenWords(field);
       const theirs = keep(codeInWords(String(value)));
-      // A report that says the detail is disputed; one that does not is asked about it.
+      // A report that says the detail ("total", not "subtotal") is disputed; one that does not is
+      // asked about it.
       return this.#impatient(
-        text.toLowerCase().includes(spoken.toLowerCase())
+        new RegExp(`\\b${regexLiteral(spoken.toLowerCase())}\\b`).test(text.toLowerCase())
           ? [`That doesn't match what I have. My ${spoken} says ${theirs}.`]
           : [`And what does it show for the ${spoken}? Mine says ${theirs}.`],
       );

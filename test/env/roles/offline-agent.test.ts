@@ -392,6 +392,72 @@ describe("a hand-off's choice", () => {
     expect(JSON.parse(call?.function.arguments ?? "{}").reason).toBe("customer_request");
   });
 
+  it.each([
+    [
+      "I want to withdraw my claim CLM-2026-561598. Can I speak to someone?",
+      "withdraw_submitted_claim",
+    ],
+    ["Someone used my card, it's fraud. Put me through to a human.", "fraud_and_security"],
+    ["I need a refund for this. Can I talk to a human?", "refund_or_credit"],
+    ["My insurer rejected it. I want to speak to someone.", "claim_or_insurer"],
+    ["I want to dispute this charge. Can I speak to someone?", "billing_dispute"],
+    ["I'm feeling better now, can I talk to someone?", "customer_request"],
+    [
+      "It failed when I did it myself, with loss type home subsidence. Can I speak to someone?",
+      "customer_request",
+    ],
+  ])(
+    "is the one the person named, in part where part of it names it: %s",
+    async (content, reason) => {
+      const spec = Agent.from({
+        name: "callbacks",
+        system_prompt: "You help policyholders with their claims.",
+        policy: [],
+        tools: [
+          mcpTool("get_claim", "Look up one claim by its id.", { claim_id: { type: "string" } }, [
+            "claim_id",
+          ]),
+          mcpTool(
+            "create_claim",
+            "Open a claim.",
+            { loss_type: { type: "string" }, date_of_loss: { type: "string" } },
+            ["loss_type", "date_of_loss"],
+          ),
+          mcpTool(
+            "request_callback",
+            "Hand the conversation to a human adjuster, who calls the customer back.",
+            {
+              reason: {
+                type: "string",
+                enum: [
+                  "customer_request",
+                  "withdraw_submitted_claim",
+                  "fraud_and_security",
+                  "refund_or_credit",
+                  "claim_or_insurer",
+                  "billing_dispute",
+                  "fee_waiver",
+                  "large_loss",
+                  "verification_failed",
+                ],
+              },
+              summary: { type: "string" },
+            },
+            ["reason", "summary"],
+          ),
+        ],
+      });
+      const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
+      const { message } = await session.respond([
+        { role: "system", content: "You help policyholders with their claims." },
+        { role: "user", content },
+      ]);
+      const call = message.tool_calls?.[0];
+      expect(call?.function.name, message.content ?? "").toBe("request_callback");
+      expect(JSON.parse(call?.function.arguments ?? "{}").reason).toBe(reason);
+    },
+  );
+
   it("is the one said whole, not one a word of which turns up elsewhere", async () => {
     const spec = Agent.from({
       name: "callbacks",
@@ -482,14 +548,19 @@ describe("a hand-off's level", () => {
       ],
     });
     const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
-    const said = "Can you put me throguh to someone? And plaese actually cehck it worked!";
+    const said = "I need this sorted, plaese actually cehck it worked!";
     const { message } = await session.respond([
       { role: "system", content: "You help customers." },
       { role: "user", content: said },
+      { role: "assistant", content: "Sorry, I'm not sure what you need." },
+      // A slipped ask for someone is still heard, and is no part of what is passed on.
+      { role: "user", content: "Can you put me throguh to somenoe?" },
     ]);
     const call = message.tool_calls?.[0];
     expect(call?.function.name).toBe("transfer_to_human_agents");
-    expect(JSON.parse(call?.function.arguments ?? "{}").summary).toContain(said);
+    const summary = JSON.parse(call?.function.arguments ?? "{}").summary;
+    expect(summary).toContain(said);
+    expect(summary).not.toContain("throguh");
   });
 });
 
@@ -568,6 +639,53 @@ describe("a read asked again", () => {
       },
     );
     expect(asked.at(-1)).toMatch(/what I told you/);
+  });
+
+  it("answers a disputed detail from the record in hand of a list, never from the list's own count", async () => {
+    const retail = await Agent.load("examples/retail-orders.json");
+    const { asked } = await scripted(retail, "Can you check my order W2502461?", {
+      tools: {
+        list_orders:
+          '{"orders":[{"order_id":"W1111111","status":"delivered","total":5},{"order_id":"W2502461","status":"processing","total":7}],"count":2,"total":2}',
+        get_order: '{"order_id":"W2502461","status":"processing"}',
+      },
+      replies: [
+        [/email/, "It's ada@analytical.org"],
+        [/^Here's what I found/, "And what does it show for the total? Mine says 9."],
+      ],
+      steps: 6,
+    });
+    expect(asked.at(-1)).toMatch(/\btotal 7\b/);
+  });
+
+  it("twice before a write is read again when the write is doubted", async () => {
+    // Reproduction: the order read to report it and again before its cancellation counted against
+    // the check of the cancellation, which was then not made.
+    const retail = await Agent.load("examples/retail-orders.json");
+    const { called } = await scripted(retail, "Can you check my order W2502461?", {
+      tools: {
+        list_orders: '{"orders":[{"order_id":"W2502461","status":"processing"}]}',
+        get_order: '{"order_id":"W2502461","status":"processing","total":10}',
+        cancel_order: '{"order_id":"W2502461","status":"cancelled","total":10}',
+      },
+      replies: [
+        [/email/, "It's ada@analytical.org"],
+        [/go ahead|proceed/i, "Yes, go ahead."],
+        [
+          /^Here's what I found/,
+          "I want to cancel my order W2502461 because it's no longer needed.",
+        ],
+        [
+          /^Done/,
+          "Are you sure it actually went through? Can you double-check and tell me what the system shows?",
+        ],
+      ],
+      steps: 12,
+    });
+    const cancelled = called.indexOf("cancel_order");
+    expect(cancelled, called.join(" ")).toBeGreaterThan(0);
+    expect(called.filter((name) => name === "get_order").length).toBeGreaterThanOrEqual(2);
+    expect(called.slice(cancelled + 1), called.join(" ")).toContain("get_order");
   });
 
   it("with the same details, then doubted, is not read a third time: the answer is told again", async () => {

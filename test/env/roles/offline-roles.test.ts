@@ -423,6 +423,15 @@ describe("the offline person", () => {
       );
       expect(plain(unshown.content)).toContain(plain(String(value)).replace(/_/g, " "));
       expect(plain(unshown.content)).not.toMatch(/doesn'?t match/);
+      // A word that holds the detail's name ("subtotal") does not say it.
+      const inside = await offlineUser
+        .start(setup)
+        .reply(
+          conversation(
+            `Done, I've cancelled the pending order: order id ${order}, sub${spoken} 1.00, status cancelled. Is there anything else I can help you with?`,
+          ),
+        );
+      expect(plain(inside.content), `seed ${seed}`).toMatch(/mine says/);
       claims++;
     }
     expect(claims).toBeGreaterThan(3);
@@ -434,14 +443,14 @@ describe("the offline person", () => {
     const finance = await agentOf("examples/personal-finance.json");
     const setup = personOf(finance, { tool: "transfer_funds", stance: "insistent" });
     const told = say("All done: I've completed it. Is there anything else I can help you with?");
-    const after = (opening: string) =>
+    const replyTo = (opening: string) =>
       new OfflineUser(setup.persona, 1).reply([
         { role: "system", content: "You are a support agent." },
         { role: "user", content: opening },
         told,
       ]).content;
-    const next = after("Hello.");
-    expect(after(next).toLowerCase()).not.toBe(next.toLowerCase());
+    const next = replyTo("Hello.");
+    expect(replyTo(next).toLowerCase()).not.toBe(next.toLowerCase());
   });
 
   it("who mixes up an id never mixes it up into one of the spec's examples", async () => {
