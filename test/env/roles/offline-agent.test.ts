@@ -81,6 +81,28 @@ async function scripted(agent: Agent, opening: string, script: Script) {
   return { session, conversation, called: calls.map((c) => c.name), calls, asked, unanswered };
 }
 
+/** Telecom's line-usage request with its lookups answered, and `claim` said to the report. */
+async function usageDisputed(claim: string, options: Partial<Script> = {}) {
+  const telecom = await Agent.load("test/fixtures/specs/telecom.json");
+  return scripted(telecom, "I'd like to check the usage of my line LN-14623105.", {
+    tools: {
+      lookup_account:
+        '{"accounts":[{"account_id":"846235501","account_holder_name":"Ines Roy","account_type":"consumer","current_balance":212.5,"status":"open"}],"count":1,"total":1}',
+      verify_account_pin: '{"account_id":"846235501","verified":true}',
+      get_line_usage:
+        '{"line_id":"LN-14623105","usage":"13.6 GB of data this billing cycle","status":"active"}',
+    },
+    replies: [
+      [/phone/, "It's 8155551693."],
+      [/pin|account/i, "The pin last four is 8075, account 846235501."],
+      [/anything else/, claim],
+      [/system shows/, "Fine, I'll sort that part out myself."],
+    ],
+    steps: 10,
+    ...options,
+  });
+}
+
 const assistantAt = (row: Row, i: number) => row.messages[i] as AssistantMessage;
 const claimsSuccess = (text: string) => /^(done|all done)\b/i.test(text);
 
@@ -352,46 +374,6 @@ describe("the offline agent's slips", () => {
 });
 
 describe("a hand-off's choice", () => {
-  it("is the person's own request when they asked for someone, never one only a record's name or a stray word ties to the conversation", async () => {
-    // Reproduction: people who asked to speak to someone about a note on their claim were handed
-    // over for `withdraw_submitted_claim` ("claim"), then for `verification_failed` ("it failed";
-    // insurance-claims, 45 hand-offs in 500 rows at seed 829).
-    const spec = Agent.from({
-      name: "claims",
-      system_prompt: "You help policyholders with their claims.",
-      policy: [],
-      tools: [
-        mcpTool("get_claim", "Look up one claim by its id.", { claim_id: { type: "string" } }, [
-          "claim_id",
-        ]),
-        mcpTool(
-          "request_adjuster_callback",
-          "Hand the conversation to a human adjuster, who calls the customer back.",
-          {
-            reason: {
-              type: "string",
-              enum: ["injury", "withdraw_submitted_claim", "customer_request", "other"],
-            },
-            summary: { type: "string" },
-          },
-          ["reason", "summary"],
-        ),
-      ],
-    });
-    const session = new OfflineAgent({ slipRate: 0 }).start(spec, 1);
-    const { message } = await session.respond([
-      { role: "system", content: "You help policyholders with their claims." },
-      {
-        role: "user",
-        content:
-          "It failed when I did it myself. I want to add a note to my claim CLM-2026-561598. Can I speak to someone who can?",
-      },
-    ]);
-    const call = message.tool_calls?.[0];
-    expect(call?.function.name).toBe("request_adjuster_callback");
-    expect(JSON.parse(call?.function.arguments ?? "{}").reason).toBe("customer_request");
-  });
-
   it.each([
     [
       "I want to withdraw my claim CLM-2026-561598. Can I speak to someone?",
@@ -409,6 +391,9 @@ describe("a hand-off's choice", () => {
   ])(
     "is the one the person named, in part where part of it names it: %s",
     async (content, reason) => {
+      // Reproduction: people who asked to speak to someone about a note on their claim were handed
+      // over for `withdraw_submitted_claim` ("claim"), `large_loss` ("loss type") and
+      // `verification_failed` ("it failed"; insurance-claims, 53 hand-offs in 500 rows at seed 829).
       const spec = Agent.from({
         name: "callbacks",
         system_prompt: "You help policyholders with their claims.",
@@ -1652,23 +1637,7 @@ describe("a doubt after a write, checked in the list that holds the record", () 
   it("answers a detail the person's record shows otherwise from the answer that showed it, and says so where none did", async () => {
     // Reproduction: asked "what does it show for the current balance?", the agent said "What our
     // system shows is what I told you", having told nothing of it (telecom, 20 of 43 claims at seed 827).
-    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
-    const play = (claim: string) =>
-      scripted(telecom, "I'd like to check the usage of my line LN-14623105.", {
-        tools: {
-          lookup_account:
-            '{"accounts":[{"account_id":"846235501","account_holder_name":"Ines Roy","account_type":"consumer","current_balance":212.5,"status":"open"}],"count":1,"total":1}',
-          verify_account_pin: '{"account_id":"846235501","verified":true}',
-          get_line_usage:
-            '{"line_id":"LN-14623105","usage":"13.6 GB of data this billing cycle","status":"active"}',
-        },
-        replies: [
-          [/phone/, "It's 8155551693."],
-          [/pin|account/i, "The pin last four is 8075, account 846235501."],
-          [/anything else/, claim],
-        ],
-        steps: 8,
-      });
+    const play = (claim: string) => usageDisputed(claim);
     const shown = await play("And what does it show for the current balance? Mine says 300.00.");
     expect(shown.asked.at(-1)).toMatch(/\bcurrent balance 212\.50?\b/);
     const unseen = await play("And what does it show for the data allowance? Mine says 20 GB.");
@@ -1682,27 +1651,9 @@ describe("a doubt after a write, checked in the list that holds the record", () 
   });
 
   it("answers what the person says their record shows ('My status says suspended lost') and never acts on its words", async () => {
-    const telecom = await Agent.load("test/fixtures/specs/telecom.json");
-    const { called, asked, unanswered } = await scripted(
-      telecom,
-      "I'd like to check the usage of my line LN-14623105.",
-      {
-        tools: {
-          lookup_account:
-            '{"accounts":[{"account_id":"846235501","account_holder_name":"Ines Roy","account_type":"consumer","status":"open"}],"count":1,"total":1}',
-          verify_account_pin: '{"account_id":"846235501","verified":true}',
-          get_line_usage:
-            '{"line_id":"LN-14623105","usage":"13.6 GB of data this billing cycle","status":"active"}',
-        },
-        replies: [
-          [/phone/, "It's 8155551693."],
-          [/pin|account/i, "The pin last four is 8075, account 846235501."],
-          [/anything else/, "That doesn't match what I have. My status says suspended lost!"],
-          [/system shows/, "Fine, I'll sort that part out myself."],
-        ],
-        until: (name) => name === "suspend_line",
-        steps: 10,
-      },
+    const { called, asked, unanswered } = await usageDisputed(
+      "That doesn't match what I have. My status says suspended lost!",
+      { until: (name) => name === "suspend_line" },
     );
     expect(called, unanswered).toContain("get_line_usage");
     expect(called).not.toContain("suspend_line");
