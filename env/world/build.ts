@@ -62,7 +62,7 @@ const OWNING =
 const ROLE = /(^|_)(role|access_level|permission_level)$/;
 /** Records of a catalog (products, plans, flights): fewest, and how many more at most. */
 const CATALOG_SIZE = { least: 8, more: 5 };
-/** Draws of another name for a catalog record whose name another has, before it keeps one that is taken. */
+/** Draws of another name for a record whose name another of its kind and holder has, before it keeps one that is taken. */
 const NAME_DRAWS = 12;
 
 /**
