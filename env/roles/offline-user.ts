@@ -131,6 +131,7 @@ export class OfflineUser {
   /** Whether a read-back proposes a change other than the one the person came for. */
   readonly #otherChange: (text: string) => boolean;
   readonly #examples: ReadonlySet<string>;
+  readonly #detailName: (field: string) => string;
 
   constructor(persona: Persona, seed: number, knows: PersonKnowledge = {}) {
     this.#persona = persona;
@@ -144,6 +145,7 @@ export class OfflineUser {
     this.#choices = knows.choices ?? new Map();
     this.#otherChange = knows.otherChange ?? (() => false);
     this.#examples = knows.examples ?? new Set();
+    this.#detailName = knows.detailName ?? spokenWords;
     this.#rng = new Rng(seed, "offline-user");
     this.#patience = persona.patience;
     this.#behaviour = behaviourOf(persona.stance);
@@ -618,12 +620,14 @@ export class OfflineUser {
       this.#claimed = true;
       this.#disputing = true;
       const [field, value] = claim;
-      const spoken = spokenWords(field);
+      const spoken = this.#detailName(field);
       const theirs = keep(codeInWords(String(value)));
       // A report that says the detail ("total", not "subtotal") is disputed; one that does not is
       // asked about it.
+      const says = (words: string) =>
+        new RegExp(`\\b${regexLiteral(words.toLowerCase())}\\b`).test(text.toLowerCase());
       return this.#impatient(
-        new RegExp(`\\b${regexLiteral(spoken.toLowerCase())}\\b`).test(text.toLowerCase())
+        says(spoken) || says(spokenWords(field))
           ? [`That doesn't match what I have. My ${spoken} says ${theirs}.`]
           : [`And what does it show for the ${spoken}? Mine says ${theirs}.`],
       );
@@ -792,6 +796,8 @@ export interface PersonKnowledge {
   otherChange?: (text: string) => boolean;
   /** The ids the spec gives as examples (`usr_01HZX4K8`), which no id the person mixes up becomes. */
   examples?: ReadonlySet<string>;
+  /** What the person calls a record's detail: a balance by its name and "balance" ("current balance"). */
+  detailName?: (field: string) => string;
 }
 
 /** The offline user model: each episode's person played by an {@link OfflineUser}. */
@@ -822,6 +828,11 @@ export const offlineUser: UserSimulator = {
       records: new Set(owned),
       choices,
       examples: new Set([...model.entities.values()].flatMap((e) => [...e.exampleIds])),
+      detailName: (field) =>
+        !/balance/.test(field) &&
+        [...model.entities.values()].some((e) => e.balanceFields.includes(field))
+          ? `${spokenWords(field)} balance`
+          : spokenWords(field),
       after: goal?.statusAfter ?? null,
       otherChange: (text) => {
         const proposed = intentOf(model, text);

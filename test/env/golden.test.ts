@@ -17,7 +17,7 @@ const RECORDED: Record<string, { rows: string; meta: string }> = {
     meta: "d4695129bfa7b6a379e384ca765e90bc8b470c14f6b91acf061a220bc8c259fe",
   },
   "personal-finance": {
-    rows: "a53742d506436167c00c1db8723dc89ee38970d0c64baeeb418e56e0afdbfb85",
+    rows: "180a61238a84c3777ae9c3e21a61036e3c828381b2268d75b28b9d4c2ebfb110",
     meta: "ea75f28ca83c16ac2336270c762953ef1cb5c4676632132cdee9b7a6a9161fe7",
   },
   "retail-orders": {

@@ -453,6 +453,41 @@ describe("the offline person", () => {
     expect(replyTo(next).toLowerCase()).not.toBe(next.toLowerCase());
   });
 
+  it("whose balance shows otherwise calls it a balance ('current balance', not 'current')", async () => {
+    // Reproduction: "That doesn't match what I have. My current says 4282.03" (personal-finance,
+    // seed 827).
+    const finance = await agentOf("examples/personal-finance.json");
+    let balances = 0;
+    for (let seed = 1; seed <= 12; seed++) {
+      const setup = personOf(finance, { tool: "get_balance", world: "conflicting_records" }, seed);
+      const [field] = Object.keys(setup.persona.details.claims);
+      if (field !== "current" && field !== "available") continue;
+      const said = await offlineUser
+        .start(setup)
+        .reply(
+          conversation(
+            "Here's what I found on the balance: currency USD. Is there anything else I can help you with?",
+          ),
+        );
+      expect(said.content.replace(/[\uE000\uE001]/g, "").toLowerCase()).toContain(
+        `${field} balance`,
+      );
+      // A report that says it by its own name ("current 2132.33") is disputed.
+      const shown = await offlineUser
+        .start(setup)
+        .reply(
+          conversation(
+            `Here's what I found on the balance: currency USD, ${field} 1.00. Is there anything else I can help you with?`,
+          ),
+        );
+      expect(shown.content.replace(/[\uE000\uE001]/g, "").toLowerCase()).toMatch(
+        new RegExp(`my ${field} balance says`),
+      );
+      balances++;
+    }
+    expect(balances).toBeGreaterThan(3);
+  });
+
   it("who mixes up an id never mixes it up into one of the spec's examples", async () => {
     // Reproduction: a confused admin's user id, two digits swapped, was the `usr_01HZX4K8` of the
     // tool's description, and the world refused it as a placeholder (saas-admin, seed 839).
