@@ -29,7 +29,7 @@ import {
   type ToolModel,
   WorldModel,
 } from "../world/model.ts";
-import { meets } from "../world/statuses.ts";
+import { meets, STATUS_WORDS } from "../world/statuses.ts";
 import type { SchemaFragment } from "../world/values.ts";
 import { DELETE_VERBS } from "../world/vocabulary.ts";
 import type { AgentPolicy, AgentSession, AgentTurn } from "./types.ts";
@@ -48,6 +48,24 @@ const LAST_WORDS = [
 const SAYS_OTHERWISE = /doesn'?t match|does not match|\bmy \w+( \w+)? says\b|\bmine says\b/i;
 /** The detail a person says their record shows otherwise: "what does it show for the total?", "my total says…". */
 const DISPUTED_DETAIL = /(?:show for the|\bmy) ([a-z][\w' -]{0,40}?)(?:\?| says\b)/i;
+/** Words a person asks for someone with ("a human from customer support"): they name no team. */
+const ASK_FOR_SOMEONE = new Set([
+  "human",
+  "person",
+  "people",
+  "agent",
+  "agents",
+  "representative",
+  "staff",
+  "team",
+  "colleague",
+  "customer",
+  "care",
+  "support",
+  "service",
+  "manager",
+  "someone",
+]);
 /** Words that join the parts of a choice's name ("fraud_and_security"), naming nothing. */
 const CONNECTORS = new Set(["and", "the", "for", "with", "from"]);
 /** A parameter that holds a record's id or number. */
@@ -1385,8 +1403,16 @@ class ScriptedSession implements AgentSession {
           shown = `${spokenWords(field)} ${spokenAnswer(record[field], field, this.#sayCode)}`;
           break;
         }
-        // What a write showed may have changed since the answers before it: those are not read for it.
-        if (wrote) for (const key of Object.keys(body)) changed.add(key);
+        // What a write showed, and the state it leaves, may have changed since the answers before
+        // it: those are not read for it.
+        if (wrote) {
+          for (const [key, value] of Object.entries(body)) {
+            changed.add(key);
+            if (value !== null && typeof value === "object" && !Array.isArray(value))
+              for (const inner of Object.keys(value)) changed.add(inner);
+          }
+          if (this.#model.tools.get(m.name ?? "")?.statusAfter) changed.add("status");
+        }
       }
     }
     // A detail neither shown nor ever told (in a report, not in a question) is not said to be what
@@ -1774,9 +1800,10 @@ class ScriptedSession implements AgentSession {
    * plurals ("today" is no `same_day`, "feeling" no `fee_waiver`), one more when all of it was
    * said ("about complaints" beats the "care" of "taken care of" for `customer_care`). Either side
    * of one said with "or" or "and" will do (`refund_or_credit`). A record's name ("claim" of
-   * `withdraw_submitted_claim`) is in every conversation about it and a state a record is in
-   * ("submitted", "failed") in many: they complete a choice but name none ("it failed" is no
-   * `verification_failed`).
+   * `withdraw_submitted_claim`) is in every conversation about it, a state a record is in
+   * ("submitted", "failed") in many, and the words of an ask for someone ("support") in every
+   * hand-off: they name no choice ("it failed" is no `verification_failed`), though a choice of
+   * states alone (`closed`) is named by them.
    */
   #heardScore(option: string, said: string): number {
     let best = 0;
@@ -1785,8 +1812,12 @@ class ScriptedSession implements AgentSession {
       const heard = new Set(
         words.filter((w) => new RegExp(`\\b${regexLiteral(w)}(s|es)?\\b`).test(said)),
       );
-      const telling = [...heard].filter((w) => !this.#recordNouns().has(w) && !/ed$/.test(w));
-      const needed = words.filter((w) => !/ed$/.test(w));
+      // A state names a choice made only of states (`closed`), not one with other words.
+      const statesOnly = words.every((w) => STATUS_WORDS.has(w));
+      const needed = statesOnly ? words : words.filter((w) => !STATUS_WORDS.has(w));
+      const telling = [...heard].filter(
+        (w) => needed.includes(w) && !this.#recordNouns().has(w) && !ASK_FOR_SOMEONE.has(w),
+      );
       const whole = telling.length > 0 && needed.every((w) => heard.has(w));
       best = Math.max(best, telling.length + (whole ? 1 : 0));
     }

@@ -388,6 +388,9 @@ describe("a hand-off's choice", () => {
       "It failed when I did it myself, with loss type home subsidence. Can I speak to someone?",
       "customer_request",
     ],
+    // A choice of states alone is named by them; the words of an ask for someone name no team.
+    ["My card arrived damaged. Can I speak to someone?", "damaged"],
+    ["I need a human from customer support.", "customer_request"],
   ])(
     "is the one the person named, in part where part of it names it: %s",
     async (content, reason) => {
@@ -424,6 +427,8 @@ describe("a hand-off's choice", () => {
                   "fee_waiver",
                   "large_loss",
                   "verification_failed",
+                  "device_support",
+                  "damaged",
                 ],
               },
               summary: { type: "string" },
@@ -641,6 +646,29 @@ describe("a read asked again", () => {
       steps: 6,
     });
     expect(asked.at(-1)).toMatch(/\btotal 7\b/);
+  });
+
+  it("never answers a dispute of a record's state with what it was before a write that changed it", async () => {
+    const retail = await Agent.load("examples/retail-orders.json");
+    const { asked } = await scripted(
+      retail,
+      "I want to cancel my order W2502461 because it's no longer needed.",
+      {
+        tools: {
+          list_orders: '{"orders":[{"order_id":"W2502461","status":"processing"}]}',
+          get_order: '{"order_id":"W2502461","status":"processing","total":10}',
+          cancel_order: '{"order_id":"W2502461","success":true}',
+        },
+        replies: [
+          [/email/, "It's ada@analytical.org"],
+          [/go ahead|proceed/i, "Yes, go ahead."],
+          [/^Done/, "That doesn't match what I have. My status says pending."],
+        ],
+        steps: 10,
+      },
+    );
+    expect(asked.at(-1), asked.join("\n")).toMatch(/not what you have|can't see/);
+    expect(asked.at(-1)).not.toMatch(/status processing/);
   });
 
   it("twice before a write is read again when the write is doubted", async () => {
