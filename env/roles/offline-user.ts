@@ -112,6 +112,8 @@ export class OfflineUser {
   /** The person raised their claim after being told what they came for, and awaits the answer. */
   #disputing = false;
   readonly #sent = new Set<string>();
+  /** Whether the messages before this role's first reply are in {@link OfflineUser.#sent}. */
+  #heardBefore = false;
 
   /** Finds identifiers in text, as the person recognises an id when they see one. */
   readonly #ids: (text: string) => string[];
@@ -157,8 +159,12 @@ export class OfflineUser {
       .reverse()
       .find((m) => m.role === "assistant" && typeof m.content === "string" && m.content.length > 0);
     const text = last && last.role === "assistant" ? (last.content as string) : "";
-    // What they said before this role spoke (the opening the writer wrote) is said already too.
-    for (const m of conversation) if (m.role === "user") this.#sent.add(m.content.toLowerCase());
+    // What they said before this role spoke (the opening the writer wrote) is said already too;
+    // what it said since is in #sent.
+    if (!this.#heardBefore) {
+      this.#heardBefore = true;
+      for (const m of conversation) if (m.role === "user") this.#sent.add(m.content.toLowerCase());
+    }
     const turn = this.#answer(text);
     let content = renderStyled(turn.content, this.#persona.style, this.#rng);
     // The same words twice read as a script; a person says it another way, or gives up.
@@ -827,12 +833,7 @@ export const offlineUser: UserSimulator = {
       about: goalNouns(setup.agent, setup.persona.goal.tool),
       records: new Set(owned),
       choices,
-      examples: new Set([...model.entities.values()].flatMap((e) => [...e.exampleIds])),
-      detailName: (field) =>
-        !/balance/.test(field) &&
-        [...model.entities.values()].some((e) => e.balanceFields.includes(field))
-          ? `${spokenWords(field)} balance`
-          : spokenWords(field),
+      ...recordFacts(model),
       after: goal?.statusAfter ?? null,
       otherChange: (text) => {
         const proposed = intentOf(model, text);
@@ -869,3 +870,24 @@ function goalNouns(agent: Agent, tool: string): RegExp | null {
 }
 
 const NOUNS = new WeakMap<Agent, Map<string, RegExp | null>>();
+
+/** Per spec, what the person knows of its records' ids and details, worked out once. */
+const FACTS = new WeakMap<WorldModel, Pick<PersonKnowledge, "examples" | "detailName">>();
+
+/** The spec's example ids, and what the person calls a record's detail (a balance "… balance"). */
+function recordFacts(model: WorldModel): Pick<PersonKnowledge, "examples" | "detailName"> {
+  let facts = FACTS.get(model);
+  if (!facts) {
+    const entities = [...model.entities.values()];
+    const balances = new Set(entities.flatMap((e) => e.balanceFields));
+    facts = {
+      examples: new Set(entities.flatMap((e) => [...e.exampleIds])),
+      detailName: (field) =>
+        balances.has(field) && !/balance/.test(field)
+          ? `${spokenWords(field)} balance`
+          : spokenWords(field),
+    };
+    FACTS.set(model, facts);
+  }
+  return facts;
+}

@@ -9,6 +9,10 @@ import { situationOf } from "../../fixtures/situations.ts";
 const SPECS = "test/fixtures/specs";
 const TODAY = isoDay(WORLD_TODAY);
 
+/** A spec's world as the `normal` world axis makes it, at a seed. */
+const normalWorld = (agent: Agent, seed: number) =>
+  createWorld({ spec: agent, situation: situationOf(agent, { world: "normal" }, seed), seed });
+
 describe("a catalog's records", () => {
   it("at its root are each called by a name no other record of their catalog has, on every corpus spec", async () => {
     // Reproduction: two of a hotel's nine properties were both "Tundra property" by chance, so a
@@ -22,11 +26,7 @@ describe("a catalog's records", () => {
       );
       for (const entity of named)
         for (let seed = 0; seed < 12; seed++) {
-          const world = createWorld({
-            spec: agent,
-            situation: situationOf(agent, { world: "normal" }, seed),
-            seed,
-          });
+          const world = normalWorld(agent, seed);
           const names = (world.snapshot().collections[entity.collection] ?? []).map((r) => r.name);
           expect(names.length, `${file} ${entity.name}`).toBeGreaterThan(1);
           expect(new Set(names).size, `${file} ${entity.name} seed ${seed}: ${names}`).toBe(
@@ -86,11 +86,7 @@ describe("a person's records", () => {
       );
       for (const entity of named)
         for (let seed = 0; seed < 12; seed++) {
-          const world = createWorld({
-            spec: agent,
-            situation: situationOf(agent, { world: "normal" }, seed),
-            seed,
-          });
+          const world = normalWorld(agent, seed);
           const byOwner = new Map<unknown, unknown[]>();
           for (const record of world.store.all(entity.name))
             byOwner.set(record[owner], [...(byOwner.get(record[owner]) ?? []), record.name]);
